@@ -1,0 +1,54 @@
+package org.p2psip.core.dht;
+
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A node's handle on the distributed hash table: the whole SPI a backend
+ * implements (see DESIGN.md, "The DHT SPI").
+ *
+ * <ul>
+ *   <li>Every call is asynchronous and must not block the caller's thread.</li>
+ *   <li>Keys are strings and values bytes; the DHT knows nothing of SIP.</li>
+ *   <li>Every value carries an absolute expiry; once it has passed, the value
+ *       is never returned and its key counts as absent for
+ *       {@link #putIfVersion}.</li>
+ *   <li>Writes are conditional on a version, so a read-modify-write from any
+ *       node either commits on top of what it read or fails and retries: two
+ *       concurrent updates of one key never lose either.</li>
+ *   <li>A version is positive, opaque, and changes on every write of a key.</li>
+ * </ul>
+ */
+public interface Dht extends AutoCloseable {
+
+    /** The expected version that means "the key must be absent (or expired)". */
+    long ABSENT = 0;
+
+    /** The backend's name as given to {@code --dht}. */
+    String backendName();
+
+    /** This node's identity in the overlay, as {@link Placement} reports it. */
+    Peer self();
+
+    /** The live value of {@code key}, if any. */
+    CompletableFuture<Optional<VersionedValue>> get(String key);
+
+    /**
+     * Stores {@code value} under {@code key} until {@code expiresAt}, if and
+     * only if the key's current version is {@code expectedVersion}
+     * ({@link #ABSENT} for a new key). Completes with {@code true} when
+     * written, {@code false} when the version did not match.
+     */
+    CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value, Instant expiresAt);
+
+    /** Removes {@code key} if its current version is {@code expectedVersion}. */
+    CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion);
+
+    /** Which node owns {@code key} and which hold its replicas. */
+    CompletableFuture<Placement> placement(String key);
+
+    /** Leaves the overlay and frees its resources; idempotent. */
+    @Override
+    void close();
+}

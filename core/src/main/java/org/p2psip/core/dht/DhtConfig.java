@@ -1,0 +1,40 @@
+package org.p2psip.core.dht;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.p2psip.core.net.HostPort;
+
+/**
+ * Everything a backend needs to start one node, as assembled from the
+ * command line.
+ *
+ * @param sip        the SIP address of the front node this DHT node serves
+ * @param overlay    where the overlay listens, for backends that have one
+ * @param bootstrap  existing members to join; empty starts a new overlay
+ * @param replicas   copies of each value, owner included (at least 1)
+ * @param clock      the time every expiry is measured against
+ * @param options    backend-specific settings ({@code --dht-option k=v})
+ */
+public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas,
+                        Clock clock, Map<String, String> options) {
+
+    public DhtConfig {
+        Objects.requireNonNull(sip, "sip");
+        Objects.requireNonNull(overlay, "overlay");
+        Objects.requireNonNull(clock, "clock");
+        bootstrap = List.copyOf(bootstrap);
+        options = Map.copyOf(options);
+        if (replicas < 1) {
+            throw new IllegalArgumentException("replicas must be at least 1, not " + replicas);
+        }
+    }
+
+    /** A single node with one copy of every value, for tests and the local backend. */
+    public static DhtConfig standalone(HostPort sip, Clock clock) {
+        return new DhtConfig(sip, Optional.empty(), List.of(), 1, clock, Map.of());
+    }
+}

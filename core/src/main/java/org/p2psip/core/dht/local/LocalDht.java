@@ -1,0 +1,148 @@
+package org.p2psip.core.dht.local;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.Peer;
+import org.p2psip.core.dht.Placement;
+import org.p2psip.core.dht.VersionedValue;
+
+/**
+ * The reference backend: one process, a concurrent map, expiry measured on
+ * an injected clock. Conditional writes are atomic per key through
+ * {@link ConcurrentHashMap#compute}, which is what makes it the model the
+ * distributed backends are tested against.
+ *
+ * <p>Several {@code LocalDht} handles may share one {@link Store} to stand
+ * for several front nodes of one process.
+ */
+public final class LocalDht implements Dht {
+
+    /** The shared table behind one or more handles. */
+    public static final class Store {
+        private final Map<String, VersionedValue> entries = new ConcurrentHashMap<>();
+        /** Versions come from one counter, so a key never sees a version twice. */
+        private final AtomicLong versions = new AtomicLong();
+        private final Clock clock;
+
+        public Store(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+        }
+
+        /** Drops every expired entry; returns how many were dropped. */
+        public int purgeExpired() {
+            Instant now = clock.instant();
+            int[] removed = {0};
+            entries.keySet().forEach(k -> entries.computeIfPresent(k, (key, v) -> {
+                if (!v.expiresAt().isAfter(now)) {
+                    removed[0]++;
+                    return null;
+                }
+                return v;
+            }));
+            return removed[0];
+        }
+
+        /** Number of entries held, expired or not. */
+        public int size() {
+            return entries.size();
+        }
+    }
+
+    private final Store store;
+    private final Peer self;
+    private final Runnable onClose;
+    private volatile boolean closed;
+
+    /** A handle on {@code store}; {@code onClose} runs once, on the first {@link #close()}. */
+    public LocalDht(Store store, Peer self, Runnable onClose) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.self = Objects.requireNonNull(self, "self");
+        this.onClose = Objects.requireNonNull(onClose, "onClose");
+    }
+
+    @Override
+    public String backendName() {
+        return LocalDhtProvider.NAME;
+    }
+
+    @Override
+    public Peer self() {
+        return self;
+    }
+
+    @Override
+    public CompletableFuture<Optional<VersionedValue>> get(String key) {
+        checkOpen();
+        VersionedValue v = store.entries.get(key);
+        if (v == null || !v.expiresAt().isAfter(store.clock.instant())) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return CompletableFuture.completedFuture(Optional.of(v));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value, Instant expiresAt) {
+        checkOpen();
+        Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        boolean[] written = {false};
+        Instant now = store.clock.instant();
+        store.entries.compute(key, (k, current) -> {
+            long currentVersion = live(current, now) ? current.version() : ABSENT;
+            if (currentVersion != expectedVersion) {
+                return current;
+            }
+            written[0] = true;
+            return new VersionedValue(value.clone(), store.versions.incrementAndGet(), expiresAt);
+        });
+        return CompletableFuture.completedFuture(written[0]);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion) {
+        checkOpen();
+        boolean[] removed = {false};
+        Instant now = store.clock.instant();
+        store.entries.computeIfPresent(key, (k, current) -> {
+            if (live(current, now) && current.version() == expectedVersion) {
+                removed[0] = true;
+                return null;
+            }
+            return current;
+        });
+        return CompletableFuture.completedFuture(removed[0]);
+    }
+
+    @Override
+    public CompletableFuture<Placement> placement(String key) {
+        checkOpen();
+        return CompletableFuture.completedFuture(new Placement(self, List.of()));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            onClose.run();
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("DHT node is closed");
+        }
+    }
+
+    private static boolean live(VersionedValue v, Instant now) {
+        return v != null && v.expiresAt().isAfter(now);
+    }
+}

@@ -1,0 +1,117 @@
+package org.p2psip.core.location;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+import org.p2psip.core.location.RegisterOutcome.Accepted;
+import org.p2psip.core.location.RegisterOutcome.Rejected;
+
+/**
+ * The registrar's binding update, RFC 3261 §10.3 steps 6 to 8, as a pure
+ * function of the request, the stored bindings, the policy and the time.
+ *
+ * <p>The update is all or nothing: any contact that fails its check rejects
+ * the whole request and the stored set stays as it was (§10.3 step 7, "the
+ * binding updates MUST be committed ... only if all binding updates and
+ * additions succeed").
+ */
+public final class RegistrarRules {
+
+    private RegistrarRules() {
+    }
+
+    /** Applies {@code request} to {@code stored} at {@code now}. */
+    public static RegisterOutcome apply(RegisterRequest request, BindingSet stored,
+                                        RegistrarPolicy policy, Instant now) {
+        BindingSet current = stored.activeAt(now);
+        boolean dropped = current.size() != stored.size();
+        if (request.isFetch()) {
+            return new Accepted(current, dropped);
+        }
+        List<ContactSpec> contacts = request.contacts();
+        boolean anyWildcard = contacts.stream().anyMatch(ContactSpec::isWildcard);
+        if (anyWildcard) {
+            return removeAll(request, current, dropped);
+        }
+        for (ContactSpec c : contacts) {
+            try {
+                SipUri.parse(c.uri());
+            } catch (IllegalArgumentException e) {
+                return Rejected.of(400, "Bad Contact URI: " + e.getMessage());
+            }
+        }
+        List<Binding> next = new ArrayList<>(current.bindings());
+        // A contact repeated within one request updates what the request itself
+        // wrote; only bindings stored before it are subject to the CSeq check.
+        List<Binding> writtenHere = new ArrayList<>();
+        boolean changed = dropped;
+        for (ContactSpec c : contacts) {
+            long requested = c.expires().orElse(request.expires().orElse(policy.defaultExpires()));
+            if (requested > 0 && requested < policy.minExpires()) {
+                return new Rejected(423, "Interval Too Brief", OptionalLong.of(policy.minExpires()));
+            }
+            long granted = Math.min(requested, policy.maxExpires());
+            int index = indexOf(next, c);
+            if (index >= 0) {
+                Binding existing = next.get(index);
+                boolean ownWrite = writtenHere.stream().anyMatch(w -> w == existing);
+                if (!ownWrite && existing.callId().equals(request.callId()) && request.cseq() <= existing.cseq()) {
+                    return Rejected.of(500, "Out of order CSeq for contact " + c.uri());
+                }
+                if (granted == 0) {
+                    next.remove(index);
+                } else {
+                    Binding fresh = bind(request, c, granted, now);
+                    next.set(index, fresh);
+                    writtenHere.add(fresh);
+                }
+                changed = true;
+            } else if (granted > 0) {
+                Binding fresh = bind(request, c, granted, now);
+                next.add(fresh);
+                writtenHere.add(fresh);
+                changed = true;
+            }
+        }
+        if (next.size() > policy.maxContacts()) {
+            return Rejected.of(503, "Too many registered contacts (limit " + policy.maxContacts() + ")");
+        }
+        return new Accepted(new BindingSet(next), changed);
+    }
+
+    /**
+     * {@code Contact: *} (§10.3 step 6): valid only alone and with
+     * {@code Expires: 0}; removes every binding whose Call-ID differs or
+     * whose CSeq is lower than the request's.
+     */
+    private static RegisterOutcome removeAll(RegisterRequest request, BindingSet current, boolean dropped) {
+        if (request.contacts().size() != 1) {
+            return Rejected.of(400, "Wildcard Contact must be the only Contact");
+        }
+        if (request.expires().isEmpty() || request.expires().getAsLong() != 0) {
+            return Rejected.of(400, "Wildcard Contact requires Expires: 0");
+        }
+        for (Binding b : current.bindings()) {
+            if (b.callId().equals(request.callId()) && request.cseq() <= b.cseq()) {
+                return Rejected.of(500, "Out of order CSeq for wildcard removal");
+            }
+        }
+        return new Accepted(BindingSet.EMPTY, dropped || !current.isEmpty());
+    }
+
+    private static int indexOf(List<Binding> bindings, ContactSpec c) {
+        for (int i = 0; i < bindings.size(); i++) {
+            if (c.sameBindingAs(bindings.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Binding bind(RegisterRequest r, ContactSpec c, long seconds, Instant now) {
+        return new Binding(c.uri(), c.params(), now.plusSeconds(seconds), c.q(), r.callId(), r.cseq(),
+                c.instanceId(), c.regId(), r.path(), r.source(), r.transport());
+    }
+}
