@@ -26,15 +26,17 @@ import org.p2psip.core.dht.VersionedValue;
  */
 public final class LocalDht implements Dht {
 
-    /** The shared table behind one or more handles. */
+    /** The shared table behind one or more handles; {@code owner} is the peer placement reports. */
     public static final class Store {
         private final Map<String, VersionedValue> entries = new ConcurrentHashMap<>();
         /** Versions come from one counter, so a key never sees a version twice. */
         private final AtomicLong versions = new AtomicLong();
         private final Clock clock;
+        private final Peer owner;
 
-        public Store(Clock clock) {
+        public Store(Clock clock, Peer owner) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            this.owner = Objects.requireNonNull(owner, "owner");
         }
 
         /** Drops every expired entry; returns how many were dropped. */
@@ -125,7 +127,7 @@ public final class LocalDht implements Dht {
     @Override
     public CompletableFuture<Placement> placement(String key) {
         checkOpen();
-        return CompletableFuture.completedFuture(new Placement(self, List.of()));
+        return CompletableFuture.completedFuture(new Placement(store.owner, List.of()));
     }
 
     @Override

@@ -33,14 +33,14 @@ public final class LocalDhtProvider implements DhtProvider {
             return CompletableFuture.failedFuture(
                     new DhtException("the local backend is a single node; it cannot --bootstrap"));
         }
-        LocalDht.Store store = new LocalDht.Store(config.clock());
+        Peer self = new Peer("local@" + config.sip(), Optional.of(config.sip()));
+        LocalDht.Store store = new LocalDht.Store(config.clock(), self);
         ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "local-dht-purge");
             t.setDaemon(true);
             return t;
         });
         purger.scheduleWithFixedDelay(store::purgeExpired, PURGE_SECONDS, PURGE_SECONDS, TimeUnit.SECONDS);
-        Peer self = new Peer("local@" + config.sip(), Optional.of(config.sip()));
         return CompletableFuture.completedFuture(new LocalDht(store, self, purger::shutdownNow));
     }
 }

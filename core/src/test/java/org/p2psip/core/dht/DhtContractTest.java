@@ -1,0 +1,330 @@
+package org.p2psip.core.dht;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.location.AddressOfRecord;
+import org.p2psip.core.location.Binding;
+import org.p2psip.core.location.ContactSpec;
+import org.p2psip.core.location.LocationService;
+import org.p2psip.core.location.RegisterOutcome;
+import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.location.RegistrarPolicy;
+import org.p2psip.core.net.HostPort;
+
+/**
+ * The promises every DHT backend keeps (DESIGN.md, "The DHT SPI"). A backend
+ * module subclasses this in its tests and says how to start a cluster of it;
+ * core ships the class in its test-jar.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class DhtContractTest {
+
+    /** A running cluster of the backend under test. */
+    protected interface Cluster extends AutoCloseable {
+
+        /** One handle per node, each talking to its own node. */
+        List<Dht> nodes();
+
+        /** The clock the nodes measure expiry against. */
+        Clock clock();
+
+        /** Lets at least {@code d} pass on {@link #clock()}. */
+        void elapse(Duration d);
+
+        @Override
+        void close();
+    }
+
+    /** Starts {@code size} nodes of the backend, joined into one overlay. */
+    protected abstract Cluster startCluster(int size) throws Exception;
+
+    /** How many nodes the suite's cluster has; distributed backends need at least 3. */
+    protected int clusterSize() {
+        return 3;
+    }
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
+    protected Cluster cluster;
+
+    @BeforeEach
+    void startTheCluster() throws Exception {
+        cluster = startCluster(clusterSize());
+    }
+
+    @AfterEach
+    void stopTheCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void absentKeyReadsEmptyOnEveryNode() {
+        for (Dht node : cluster.nodes()) {
+            assertTrue(await(node.get(uniqueKey())).isEmpty());
+        }
+    }
+
+    @Test
+    void valueWrittenThroughOneNodeIsReadThroughEvery() {
+        String key = uniqueKey();
+        byte[] value = "contact-set".getBytes(StandardCharsets.UTF_8);
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, value, expiry)));
+        for (Dht node : cluster.nodes()) {
+            VersionedValue read = await(node.get(key)).orElseThrow();
+            assertArrayEquals(value, read.value());
+            assertEquals(expiry.toEpochMilli(), read.expiresAt().toEpochMilli());
+        }
+    }
+
+    @Test
+    void putIfAbsentFailsWhenTheKeyExists() {
+        String key = uniqueKey();
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("a"), expiry)));
+        assertFalse(await(last().putIfVersion(key, Dht.ABSENT, bytes("b"), expiry)));
+        assertArrayEquals(bytes("a"), await(last().get(key)).orElseThrow().value());
+    }
+
+    @Test
+    void staleVersionIsRefusedAndCurrentVersionAccepted() {
+        String key = uniqueKey();
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("v1"), expiry)));
+        long v1 = await(first().get(key)).orElseThrow().version();
+        assertTrue(await(last().putIfVersion(key, v1, bytes("v2"), expiry)));
+        assertFalse(await(first().putIfVersion(key, v1, bytes("lost"), expiry)));
+        assertArrayEquals(bytes("v2"), await(first().get(key)).orElseThrow().value());
+    }
+
+    @Test
+    void everyWriteChangesTheVersion() {
+        String key = uniqueKey();
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        Set<Long> seen = new HashSet<>();
+        long version = Dht.ABSENT;
+        for (int i = 0; i < 5; i++) {
+            Dht node = cluster.nodes().get(i % cluster.nodes().size());
+            assertTrue(await(node.putIfVersion(key, version, bytes("same"), expiry)));
+            version = await(node.get(key)).orElseThrow().version();
+            assertTrue(version > Dht.ABSENT);
+            assertTrue(seen.add(version), "version " + version + " was handed out twice");
+        }
+    }
+
+    @Test
+    void removeTakesEffectOnlyAtTheNamedVersion() {
+        String key = uniqueKey();
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("x"), expiry)));
+        long version = await(first().get(key)).orElseThrow().version();
+        assertFalse(await(last().removeIfVersion(key, version + 1)));
+        assertTrue(await(last().get(key)).isPresent());
+        assertTrue(await(last().removeIfVersion(key, version)));
+        for (Dht node : cluster.nodes()) {
+            assertTrue(await(node.get(key)).isEmpty());
+        }
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("again"), expiry)));
+    }
+
+    @Test
+    void expiredValueIsNeverReturnedAndItsKeyCountsAsAbsent() {
+        String key = uniqueKey();
+        Instant expiry = cluster.clock().instant().plusSeconds(2);
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("short"), expiry)));
+        assertTrue(await(last().get(key)).isPresent());
+        cluster.elapse(Duration.ofSeconds(3));
+        for (Dht node : cluster.nodes()) {
+            assertEquals(Optional.empty(), await(node.get(key)).map(v -> new String(v.value())));
+        }
+        assertTrue(await(last().putIfVersion(key, Dht.ABSENT, bytes("fresh"),
+                cluster.clock().instant().plusSeconds(600))));
+    }
+
+    @Test
+    void storedValueIsACopyOfTheCallersArray() {
+        String key = uniqueKey();
+        byte[] value = bytes("original");
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, value, cluster.clock().instant().plusSeconds(60))));
+        value[0] = 'X';
+        assertArrayEquals(bytes("original"), await(last().get(key)).orElseThrow().value());
+    }
+
+    @Test
+    void largeValueRoundTrips() {
+        String key = uniqueKey();
+        byte[] value = new byte[256 * 1024];
+        for (int i = 0; i < value.length; i++) {
+            value[i] = (byte) (i * 31);
+        }
+        assertTrue(await(first().putIfVersion(key, Dht.ABSENT, value, cluster.clock().instant().plusSeconds(60))));
+        assertArrayEquals(value, await(last().get(key)).orElseThrow().value());
+    }
+
+    @Test
+    void placementNamesAMemberAndEveryNodeAgrees() {
+        Set<String> members = cluster.nodes().stream().map(n -> n.self().id()).collect(Collectors.toSet());
+        assertEquals(cluster.nodes().size(), members.size(), "node ids must be distinct");
+        for (int k = 0; k < 20; k++) {
+            String key = uniqueKey();
+            Set<String> owners = new HashSet<>();
+            for (Dht node : cluster.nodes()) {
+                Placement p = await(node.placement(key));
+                assertTrue(members.contains(p.owner().id()), p.owner().id() + " is not a member");
+                assertFalse(p.replicas().contains(p.owner()), "the owner is not its own replica");
+                owners.add(p.owner().id());
+            }
+            assertEquals(1, owners.size(), "nodes disagree on the owner of " + key + ": " + owners);
+        }
+    }
+
+    /**
+     * The no-lost-update promise at the byte level: increments of one counter
+     * from every node at once, each a read followed by a conditional write,
+     * retried on conflict. A blind put would lose some.
+     */
+    @Test
+    void concurrentConditionalIncrementsFromEveryNodeLoseNone() throws Exception {
+        String key = uniqueKey();
+        int perThread = 25;
+        int threadsPerNode = 4;
+        List<Dht> nodes = cluster.nodes();
+        ExecutorService pool = Executors.newFixedThreadPool(nodes.size() * threadsPerNode);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (Dht node : nodes) {
+                for (int t = 0; t < threadsPerNode; t++) {
+                    done.add(pool.submit(() -> {
+                        start.await();
+                        for (int i = 0; i < perThread; i++) {
+                            increment(node, key);
+                        }
+                        return null;
+                    }));
+                }
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(CALL_TIMEOUT.toSeconds() * 4, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long expected = (long) nodes.size() * threadsPerNode * perThread;
+        for (Dht node : nodes) {
+            assertEquals(expected, ByteBuffer.wrap(await(node.get(key)).orElseThrow().value()).getLong());
+        }
+    }
+
+    /**
+     * The same promise as the registrar sees it (DESIGN.md): REGISTERs for
+     * different contacts of one AOR, arriving at every node at the same
+     * instant, all survive.
+     */
+    @Test
+    void simultaneousRegistrationsOfOneAorThroughDifferentNodesAllSurvive() throws Exception {
+        AddressOfRecord aor = AddressOfRecord.parse("sip:race-" + UUID.randomUUID() + "@p2psip.test");
+        RegistrarPolicy policy = new RegistrarPolicy(60, 3600, 86_400, 1000);
+        List<LocationService> services = cluster.nodes().stream()
+                .map(n -> new LocationService(n, policy, cluster.clock())).toList();
+        int perNode = 10;
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(services.size() * perNode);
+        List<Future<RegisterOutcome>> outcomes = new ArrayList<>();
+        try {
+            for (int n = 0; n < services.size(); n++) {
+                for (int i = 0; i < perNode; i++) {
+                    LocationService service = services.get(n);
+                    String contact = "sip:ua" + n + "-" + i + "@127.0.0.1:" + (20000 + n * 100 + i);
+                    RegisterRequest request = new RegisterRequest(aor, List.of(ContactSpec.of(contact)),
+                            OptionalLong.of(600), "call-" + n + "-" + i, 1, List.of(),
+                            new HostPort("127.0.0.1", 20000 + n * 100 + i), "UDP");
+                    outcomes.add(pool.submit(() -> {
+                        start.await();
+                        return service.register(request).get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    }));
+                }
+            }
+            start.countDown();
+            for (Future<RegisterOutcome> f : outcomes) {
+                assertTrue(f.get(CALL_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS) instanceof RegisterOutcome.Accepted);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (LocationService service : services) {
+            List<Binding> bindings = await(service.lookup(aor));
+            assertEquals(services.size() * perNode, bindings.size(),
+                    "lost registrations: " + bindings.stream().map(Binding::contact).toList());
+        }
+    }
+
+    private void increment(Dht node, String key) {
+        for (int attempt = 0; attempt < 10_000; attempt++) {
+            Optional<VersionedValue> current = await(node.get(key));
+            long value = current.map(v -> ByteBuffer.wrap(v.value()).getLong()).orElse(0L);
+            long version = current.map(VersionedValue::version).orElse(Dht.ABSENT);
+            byte[] next = ByteBuffer.allocate(Long.BYTES).putLong(value + 1).array();
+            Instant expiry = cluster.clock().instant().plusSeconds(3600);
+            if (await(node.putIfVersion(key, version, next, expiry))) {
+                return;
+            }
+        }
+        throw new AssertionError("increment never committed");
+    }
+
+    protected Dht first() {
+        return cluster.nodes().get(0);
+    }
+
+    protected Dht last() {
+        return cluster.nodes().get(cluster.nodes().size() - 1);
+    }
+
+    protected static String uniqueKey() {
+        return "key-" + UUID.randomUUID();
+    }
+
+    protected static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    protected static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("DHT call failed: " + e, e);
+        }
+    }
+}
