@@ -1,0 +1,98 @@
+package org.p2psip.loadtest;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code p2psip} command run as a separate JVM on the test's class path,
+ * the way an operator runs it. Output lines are kept for assertions.
+ */
+final class NodeProcess implements AutoCloseable {
+
+    static final String MAIN_CLASS = "org.p2psip.servlet.cli.P2psip";
+
+    private final Process process;
+    private final List<String> output = new CopyOnWriteArrayList<>();
+
+    private NodeProcess(Process process) {
+        this.process = process;
+        Thread pump = new Thread(this::pump, "node-output-" + process.pid());
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    /** Starts {@code p2psip ARGS...}. */
+    static NodeProcess start(String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms256m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(MAIN_CLASS);
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return new NodeProcess(p);
+    }
+
+    /** Waits until a line containing {@code text} is printed, or fails at the deadline. */
+    NodeProcess awaitOutput(String text, Duration timeout) throws InterruptedException {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (output.stream().anyMatch(l -> l.contains(text))) {
+                return this;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("node exited with " + process.exitValue() + " before printing '"
+                        + text + "':\n" + String.join("\n", output));
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        throw new AssertionError("node did not print '" + text + "' within " + timeout + ":\n" + String.join("\n", output));
+    }
+
+    /** Waits for the process to end by itself and returns its exit code. */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("process still running after " + timeout);
+        }
+        return process.exitValue();
+    }
+
+    List<String> output() {
+        return List.copyOf(output);
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGTERM, then SIGKILL if it does not stop within ten seconds. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void pump() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                output.add(line);
+            }
+        } catch (IOException e) {
+            output.add("[output closed: " + e + "]");
+        }
+    }
+}

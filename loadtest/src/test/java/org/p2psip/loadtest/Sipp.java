@@ -1,0 +1,89 @@
+package org.p2psip.loadtest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the real SIPp client (Debian's {@code sip-tester}) and reads its
+ * verdict: the exit code (0 only when every call succeeded) and the final
+ * statistics screen it writes with {@code -trace_screen}.
+ */
+final class Sipp {
+
+    /** What one SIPp run reported. */
+    record Result(int exitCode, long successful, long failed, String screen) {
+        @Override
+        public String toString() {
+            return "SIPp exit " + exitCode + ", " + successful + " successful, " + failed + " failed\n" + screen;
+        }
+    }
+
+    private static final Pattern SUCCESSFUL = Pattern.compile("Successful call\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)");
+    private static final Pattern FAILED = Pattern.compile("Failed call\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)");
+
+    private Sipp() {
+    }
+
+    /** The sipp binary, or an error saying how to get it. */
+    static String binary() {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
+            Path p = Path.of(dir, "sipp");
+            if (Files.isExecutable(p)) {
+                return p.toString();
+            }
+        }
+        throw new AssertionError("sipp is not installed: apt-get install -y sip-tester (.ci/run does this)");
+    }
+
+    /** Starts SIPp in the background, e.g. as a UAS; the caller destroys it. */
+    static Process startBackground(Path workDir, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(binary());
+        command.addAll(List.of(args));
+        command.add("-nostdin");
+        return new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(workDir.resolve("sipp-background.log").toFile())
+                .start();
+    }
+
+    /** Runs SIPp to completion, killing it if it overruns {@code timeout}. */
+    static Result run(Path workDir, Duration timeout, String... args) throws IOException, InterruptedException {
+        Path screen = Files.createTempFile(workDir, "sipp-screen", ".log");
+        List<String> command = new ArrayList<>();
+        command.add(binary());
+        command.addAll(List.of(args));
+        command.addAll(List.of("-nostdin", "-trace_screen", "-screen_file", screen.toString(),
+                "-timeout", timeout.toSeconds() + "s", "-timeout_error"));
+        Process p = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(workDir.resolve("sipp-output.log").toFile())
+                .start();
+        if (!p.waitFor(timeout.toSeconds() + 30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("SIPp overran its own timeout of " + timeout);
+        }
+        String text = Files.readString(screen, StandardCharsets.ISO_8859_1);
+        String lastScreen = text.length() > 6000 ? text.substring(text.length() - 6000) : text;
+        return new Result(p.exitValue(), last(SUCCESSFUL, text).orElse(-1), last(FAILED, text).orElse(-1),
+                lastScreen + "\n" + Files.readString(workDir.resolve("sipp-output.log"), StandardCharsets.ISO_8859_1));
+    }
+
+    private static OptionalLong last(Pattern pattern, String text) {
+        Matcher m = pattern.matcher(text);
+        OptionalLong found = OptionalLong.empty();
+        while (m.find()) {
+            found = OptionalLong.of(Long.parseLong(m.group(1)));
+        }
+        return found;
+    }
+}
