@@ -9,6 +9,11 @@ import java.util.OptionalInt;
  * scheme is not part of the key, so {@code sip:} and {@code sips:} name the
  * same user; the port is, because §19.1.4 makes {@code host} and
  * {@code host:5060} different URIs.
+ *
+ * <p>The user is unescaped as step 5 asks ({@code %61lice} and {@code alice},
+ * {@code a%3Bb} and {@code a;b} are one AOR) except that {@code %} itself and
+ * octets that are not UTF-8 stay as {@code %HH}, so that two users that differ
+ * never share a key.
  */
 public record AddressOfRecord(String user, String host, OptionalInt port) {
 

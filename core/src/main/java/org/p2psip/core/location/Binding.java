@@ -47,6 +47,9 @@ public record Binding(String contact, Map<String, String> params, Instant expire
         params = ContactSpec.copyParams(params);
         instanceId = Objects.requireNonNull(instanceId, "instanceId");
         regId = Objects.requireNonNull(regId, "regId");
+        if (regId.isPresent() && regId.getAsInt() < 1) {
+            throw new IllegalArgumentException("reg-id must be positive, not " + regId.getAsInt());
+        }
         path = List.copyOf(path);
     }
 

@@ -37,10 +37,10 @@ public final class BindingCodec {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128 * Math.max(1, set.size()));
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(VERSION);
-            out.writeInt(set.size());
+            writeCount(out, set.size());
             for (Binding b : set.bindings()) {
                 writeString(out, b.contact());
-                out.writeInt(b.params().size());
+                writeCount(out, b.params().size());
                 for (Map.Entry<String, String> e : b.params().entrySet()) {
                     writeString(out, e.getKey());
                     writeString(out, e.getValue());
@@ -54,7 +54,7 @@ public final class BindingCodec {
                     writeString(out, b.instanceId().get());
                 }
                 out.writeInt(b.regId().orElse(-1));
-                out.writeInt(b.path().size());
+                writeCount(out, b.path().size());
                 for (String p : b.path()) {
                     writeString(out, p);
                 }
@@ -70,6 +70,9 @@ public final class BindingCodec {
 
     /** @throws IllegalArgumentException when the bytes are not a binding set of a known version */
     public static BindingSet decode(byte[] data) {
+        if (data == null) {
+            throw new IllegalArgumentException("no binding-set bytes");
+        }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
             byte version = in.readByte();
             if (version != VERSION) {
@@ -110,6 +113,13 @@ public final class BindingCodec {
         }
     }
 
+    private static void writeCount(DataOutputStream out, int n) throws IOException {
+        if (n > MAX_ITEMS) {
+            throw new IllegalArgumentException("binding set has more than " + MAX_ITEMS + " items in one list");
+        }
+        out.writeInt(n);
+    }
+
     private static int count(DataInputStream in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > MAX_ITEMS) {
@@ -120,6 +130,11 @@ public final class BindingCodec {
 
     private static void writeString(DataOutputStream out, String s) throws IOException {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length > MAX_STRING_BYTES) {
+            // decode would refuse it: refuse to write what no node could read back
+            throw new IllegalArgumentException("binding field of " + b.length + " bytes exceeds "
+                    + MAX_STRING_BYTES);
+        }
         out.writeInt(b.length);
         out.write(b);
     }

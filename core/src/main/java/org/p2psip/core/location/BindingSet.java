@@ -1,13 +1,16 @@
 package org.p2psip.core.location;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * All bindings of one address-of-record, in registration order. Immutable;
- * the registrar rules build a new set for every update.
+ * All bindings of one address-of-record, in the order they were last
+ * written (least recently added or refreshed first). Immutable; the
+ * registrar rules build a new set for every update.
  */
 public record BindingSet(List<Binding> bindings) {
 
@@ -43,9 +46,10 @@ public record BindingSet(List<Binding> bindings) {
      * then the most recently refreshed first within equal q.
      */
     public List<Binding> targetsAt(Instant now) {
-        return bindings.stream()
-                .filter(b -> !b.expiredAt(now))
-                .sorted(Comparator.comparingInt(Binding::effectiveQ).reversed())
-                .toList();
+        List<Binding> live = new ArrayList<>(bindings.stream().filter(b -> !b.expiredAt(now)).toList());
+        // Newest write last in the list: reverse, then a stable sort by q keeps newest first within a q.
+        Collections.reverse(live);
+        live.sort(Comparator.comparingInt(Binding::effectiveQ).reversed());
+        return List.copyOf(live);
     }
 }

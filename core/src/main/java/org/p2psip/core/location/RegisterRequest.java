@@ -32,6 +32,9 @@ public record RegisterRequest(AddressOfRecord aor, List<ContactSpec> contacts, O
         if (callId.isBlank()) {
             throw new IllegalArgumentException("Call-ID is empty");
         }
+        if (expires.isPresent() && expires.getAsLong() < 0) {
+            throw new IllegalArgumentException("Expires must not be negative");
+        }
         if (cseq < 0 || cseq > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("CSeq " + cseq + " is outside 0..2^32-1");
         }

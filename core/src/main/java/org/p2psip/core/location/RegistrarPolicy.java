@@ -11,6 +11,9 @@ package org.p2psip.core.location;
 public record RegistrarPolicy(long minExpires, long defaultExpires, long maxExpires, int maxContacts) {
 
     /** 60 s minimum, 3600 s default (RFC 3261 §10.2.1.1), 86400 s maximum, 10 contacts. */
+    /** The largest delta-seconds a SIP Expires can carry (RFC 3261 §20.19). */
+    public static final long MAX_DELTA_SECONDS = 0xFFFF_FFFFL;
+
     public static final RegistrarPolicy DEFAULT = new RegistrarPolicy(60, 3600, 86_400, 10);
 
     public RegistrarPolicy {
@@ -19,6 +22,9 @@ public record RegistrarPolicy(long minExpires, long defaultExpires, long maxExpi
         }
         if (defaultExpires < minExpires || defaultExpires > maxExpires) {
             throw new IllegalArgumentException("default expiry must lie between min-expires and max-expires");
+        }
+        if (maxExpires > MAX_DELTA_SECONDS) {
+            throw new IllegalArgumentException("max-expires must not exceed 2^32-1 seconds");
         }
         if (maxContacts < 1) {
             throw new IllegalArgumentException("max-contacts must be at least 1");

@@ -19,6 +19,8 @@ import org.p2psip.core.location.RegisterOutcome.Rejected;
  */
 public final class RegistrarRules {
 
+    private static final long ONE_HOUR = 3600;
+
     private RegistrarRules() {
     }
 
@@ -49,7 +51,9 @@ public final class RegistrarRules {
         boolean changed = dropped;
         for (ContactSpec c : contacts) {
             long requested = c.expires().orElse(request.expires().orElse(policy.defaultExpires()));
-            if (requested > 0 && requested < policy.minExpires()) {
+            // §10.3 step 7: 423 "if and only if the requested expiration interval is greater
+            // than zero AND smaller than one hour AND less than a registrar-configured minimum".
+            if (requested > 0 && requested < ONE_HOUR && requested < policy.minExpires()) {
                 return new Rejected(423, "Interval Too Brief", OptionalLong.of(policy.minExpires()));
             }
             long granted = Math.min(requested, policy.maxExpires());
@@ -63,8 +67,10 @@ public final class RegistrarRules {
                 if (granted == 0) {
                     next.remove(index);
                 } else {
+                    // A refresh moves the binding to the end: the set is kept in order of last write.
                     Binding fresh = bind(request, c, granted, now);
-                    next.set(index, fresh);
+                    next.remove(index);
+                    next.add(fresh);
                     writtenHere.add(fresh);
                 }
                 changed = true;

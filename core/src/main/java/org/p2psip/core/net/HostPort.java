@@ -12,13 +12,22 @@ import java.util.Locale;
 public record HostPort(String host, int port) {
 
     public HostPort {
-        if (host == null || host.isBlank()) {
+        if (host == null) {
             throw new IllegalArgumentException("host must not be empty");
+        }
+        host = stripBrackets(host).toLowerCase(Locale.ROOT);
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("host must not be empty");
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (c <= ' ' || c == '[' || c == ']' || c == '/' || c == '@' || c == 0x7f) {
+                throw new IllegalArgumentException("host '" + host + "' contains an illegal character");
+            }
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is outside 0..65535");
         }
-        host = stripBrackets(host).toLowerCase(Locale.ROOT);
     }
 
     /** Parses {@code host:port} or {@code [v6]:port}; the port is mandatory. */
@@ -42,12 +51,10 @@ public record HostPort(String host, int port) {
         }
         String host = s.substring(0, colon);
         String portText = s.substring(colon + 1);
-        int port;
-        try {
-            port = Integer.parseInt(portText);
-        } catch (NumberFormatException e) {
+        if (portText.isEmpty() || portText.length() > 5 || !portText.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new IllegalArgumentException("'" + text + "' has no numeric port");
         }
+        int port = Integer.parseInt(portText);
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("'" + text + "' has port outside 1..65535");
         }
@@ -56,10 +63,10 @@ public record HostPort(String host, int port) {
 
     /** Parses a comma-separated list of {@code HOST:PORT}; empty text gives an empty list. */
     public static List<HostPort> parseList(String text) {
-        List<HostPort> out = new ArrayList<>();
         if (text == null || text.isBlank()) {
-            return out;
+            return List.of();
         }
+        List<HostPort> out = new ArrayList<>();
         for (String part : text.split(",")) {
             if (!part.isBlank()) {
                 out.add(parse(part));
