@@ -1,0 +1,119 @@
+package org.p2psip.dht.hazelcast;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.DhtConfig;
+import org.p2psip.core.net.HostPort;
+
+/**
+ * Starts real Hazelcast members on 127.0.0.1, each on a free port, talking
+ * real TCP to each other, for the tests of this module.
+ */
+final class LoopbackMembers implements AutoCloseable {
+
+    static final String HOST = "127.0.0.1";
+    static final Duration START_WAIT = Duration.ofSeconds(40);
+
+    private final List<HazelcastDht> nodes = new ArrayList<>();
+    private final int replicas;
+    private final Clock clock;
+
+    LoopbackMembers(int replicas, Clock clock) {
+        this.replicas = replicas;
+        this.clock = clock;
+    }
+
+    /**
+     * Starts {@code size} members: the first alone, the rest in parallel joining
+     * it, then waits until every member sees all of them.
+     */
+    LoopbackMembers start(int size) {
+        HazelcastDht seed = await(startMember(List.of(), Map.of()));
+        nodes.add(seed);
+        List<HostPort> bootstrap = List.of(overlayOf(seed));
+        List<CompletableFuture<Dht>> joining = new ArrayList<>();
+        for (int i = 1; i < size; i++) {
+            joining.add(startMember(bootstrap, Map.of()));
+        }
+        for (CompletableFuture<Dht> join : joining) {
+            nodes.add(await(join));
+        }
+        waitUntil(() -> nodes.stream().allMatch(n -> n.hazelcast().getCluster().getMembers().size() == size),
+                START_WAIT, "members to see each other");
+        return this;
+    }
+
+    List<HazelcastDht> nodes() {
+        return nodes;
+    }
+
+    CompletableFuture<Dht> startMember(List<HostPort> bootstrap, Map<String, String> options) {
+        return new HazelcastDhtProvider().start(config(freePort(), freePort(), bootstrap, options));
+    }
+
+    DhtConfig config(int sipPort, int overlayPort, List<HostPort> bootstrap, Map<String, String> options) {
+        Map<String, String> all = new HashMap<>(fastOptions());
+        all.putAll(options);
+        return new DhtConfig(new HostPort(HOST, sipPort), Optional.of(new HostPort(HOST, overlayPort)), bootstrap,
+                replicas, clock, all);
+    }
+
+    /**
+     * Hazelcast settings only tests need: a dead member is declared dead within
+     * a few seconds instead of ten, so the crash test does not wait on it.
+     */
+    static Map<String, String> fastOptions() {
+        return Map.of("hazelcast.max.no.heartbeat.seconds", "4");
+    }
+
+    static HostPort overlayOf(HazelcastDht node) {
+        return HostPort.parse(node.self().id());
+    }
+
+    @Override
+    public void close() {
+        // One at a time, newest first, as an operator would stop them: members leaving
+        // together keep trying to reach each other and fill the log with warnings.
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            nodes.get(i).close();
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port on " + HOST, e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static <T> T await(CompletableFuture<? extends Dht> future) {
+        return (T) future.orTimeout(START_WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    /** Polls {@code condition} until it holds or {@code limit} passes. */
+    static void waitUntil(BooleanSupplier condition, Duration limit, String what) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + limit.toSeconds() + " s waiting for " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+    }
+}
