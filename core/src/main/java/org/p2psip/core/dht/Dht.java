@@ -48,7 +48,10 @@ public interface Dht extends AutoCloseable {
     /** Which node owns {@code key} and which hold its replicas. */
     CompletableFuture<Placement> placement(String key);
 
-    /** Leaves the overlay and frees its resources; idempotent. */
+    /**
+     * Leaves the overlay and frees its resources; idempotent. Calls made
+     * after it complete exceptionally with {@link IllegalStateException}.
+     */
     @Override
     void close();
 }

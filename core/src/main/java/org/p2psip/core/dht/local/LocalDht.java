@@ -83,7 +83,9 @@ public final class LocalDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
-        checkOpen();
+        if (closed) {
+            return closedFailure();
+        }
         VersionedValue v = store.entries.get(key);
         if (v == null || !v.expiresAt().isAfter(store.clock.instant())) {
             return CompletableFuture.completedFuture(Optional.empty());
@@ -93,7 +95,9 @@ public final class LocalDht implements Dht {
 
     @Override
     public CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value, Instant expiresAt) {
-        checkOpen();
+        if (closed) {
+            return closedFailure();
+        }
         Objects.requireNonNull(value, "value");
         Objects.requireNonNull(expiresAt, "expiresAt");
         boolean[] written = {false};
@@ -111,7 +115,9 @@ public final class LocalDht implements Dht {
 
     @Override
     public CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion) {
-        checkOpen();
+        if (closed) {
+            return closedFailure();
+        }
         boolean[] removed = {false};
         Instant now = store.clock.instant();
         store.entries.computeIfPresent(key, (k, current) -> {
@@ -126,7 +132,9 @@ public final class LocalDht implements Dht {
 
     @Override
     public CompletableFuture<Placement> placement(String key) {
-        checkOpen();
+        if (closed) {
+            return closedFailure();
+        }
         return CompletableFuture.completedFuture(new Placement(store.owner, List.of()));
     }
 
@@ -138,10 +146,8 @@ public final class LocalDht implements Dht {
         }
     }
 
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("DHT node is closed");
-        }
+    private <T> CompletableFuture<T> closedFailure() {
+        return CompletableFuture.failedFuture(new IllegalStateException("DHT node is closed"));
     }
 
     private static boolean live(VersionedValue v, Instant now) {

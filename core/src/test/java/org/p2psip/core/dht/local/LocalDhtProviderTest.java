@@ -70,6 +70,7 @@ class LocalDhtProviderTest {
         dht.close();
         dht.close();
         assertEquals(1, closes[0]);
-        assertThrows(IllegalStateException.class, () -> dht.get("k"));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> dht.get("k").get());
+        assertInstanceOf(IllegalStateException.class, e.getCause());
     }
 }
