@@ -3,6 +3,8 @@ package org.p2psip.core.dht;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,6 +22,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -206,6 +209,16 @@ public abstract class DhtContractTest {
             }
             assertEquals(1, owners.size(), "nodes disagree on the owner of " + key + ": " + owners);
         }
+    }
+
+    @Test
+    void callsOnAClosedNodeFailInsteadOfHanging() {
+        Dht node = last();
+        node.close();
+        node.close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> node.get(uniqueKey()).get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+        assertInstanceOf(IllegalStateException.class, e.getCause());
     }
 
     /**

@@ -276,7 +276,7 @@ public final class HazelcastDht implements Dht {
     }
 
     private static <T> CompletableFuture<T> closedFailure() {
-        return CompletableFuture.failedFuture(new DhtException("this hazelcast DHT node is closed"));
+        return CompletableFuture.failedFuture(new IllegalStateException("this hazelcast DHT node is closed"));
     }
 
     /**
