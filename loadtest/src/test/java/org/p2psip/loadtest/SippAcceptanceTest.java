@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,29 +113,9 @@ class SippAcceptanceTest {
 
     /** A REGISTER without Contact: the registrar answers with the current bindings (RFC 3261 §10.3 step 8). */
     private static String fetchBindings(String user) throws IOException {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            socket.setSoTimeout(2000);
-            String target = "127.0.0.1:" + nodePort;
-            String request = "REGISTER sip:" + target + " SIP/2.0\r\n"
-                    + "Via: SIP/2.0/UDP 127.0.0.1:" + socket.getLocalPort() + ";branch=z9hG4bK" + UUID.randomUUID() + "\r\n"
-                    + "Max-Forwards: 70\r\n"
-                    + "From: <sip:" + user + "@" + target + ">;tag=fetch\r\n"
-                    + "To: <sip:" + user + "@" + target + ">\r\n"
-                    + "Call-ID: fetch-" + UUID.randomUUID() + "\r\n"
-                    + "CSeq: 1 REGISTER\r\n"
-                    + "Content-Length: 0\r\n\r\n";
-            byte[] bytes = request.getBytes(StandardCharsets.US_ASCII);
-            for (int attempt = 0; attempt < 4; attempt++) {
-                socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getLoopbackAddress(), nodePort));
-                DatagramPacket reply = new DatagramPacket(new byte[65535], 65535);
-                try {
-                    socket.receive(reply);
-                    return new String(reply.getData(), 0, reply.getLength(), StandardCharsets.UTF_8);
-                } catch (SocketTimeoutException retransmit) {
-                    // UDP: send again, as a UA's Timer E would
-                }
-            }
-            throw new AssertionError("no answer to a fetch REGISTER for " + user);
+        try (SipUdpClient client = new SipUdpClient()) {
+            return client.exchange(nodePort,
+                    client.register(nodePort, user, null, "fetch-" + UUID.randomUUID(), 1, null));
         }
     }
 }

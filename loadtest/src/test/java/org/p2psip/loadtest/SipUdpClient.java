@@ -1,0 +1,138 @@
+package org.p2psip.loadtest;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A minimal SIP UA over UDP for tests that need to see exact responses:
+ * it sends REGISTERs and matches answers by Call-ID, retransmitting like a
+ * UA's Timer E until a final response or a deadline.
+ */
+final class SipUdpClient implements AutoCloseable {
+
+    private static final Pattern CALL_ID = Pattern.compile("(?im)^(?:Call-ID|i)\\s*:\\s*(\\S+)");
+    private static final Pattern STATUS = Pattern.compile("^SIP/2\\.0 (\\d{3})");
+
+    private final DatagramSocket socket;
+
+    SipUdpClient() throws IOException {
+        socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        socket.setSoTimeout(200);
+    }
+
+    /** A REGISTER for {@code user@target}; {@code contact} null makes it a fetch. */
+    String register(int targetPort, String user, String contact, String callId, long cseq, Integer expires) {
+        String target = "127.0.0.1:" + targetPort;
+        StringBuilder b = new StringBuilder()
+                .append("REGISTER sip:").append(target).append(" SIP/2.0\r\n")
+                .append("Via: SIP/2.0/UDP 127.0.0.1:").append(socket.getLocalPort())
+                .append(";branch=z9hG4bK").append(UUID.randomUUID()).append("\r\n")
+                .append("Max-Forwards: 70\r\n")
+                .append("From: <sip:").append(user).append('@').append(target).append(">;tag=t").append(cseq).append("\r\n")
+                .append("To: <sip:").append(user).append('@').append(target).append(">\r\n")
+                .append("Call-ID: ").append(callId).append("\r\n")
+                .append("CSeq: ").append(cseq).append(" REGISTER\r\n");
+        if (contact != null) {
+            b.append("Contact: <").append(contact).append(">\r\n");
+        }
+        if (expires != null) {
+            b.append("Expires: ").append(expires).append("\r\n");
+        }
+        return b.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /**
+     * Sends every request (to the port paired with it) and returns the final
+     * response to each, keyed by Call-ID; requests still unanswered at the
+     * deadline are missing from the map.
+     */
+    Map<String, String> exchange(List<Map.Entry<Integer, String>> requests, Duration timeout) throws IOException {
+        Map<String, Map.Entry<Integer, String>> pending = new HashMap<>();
+        for (Map.Entry<Integer, String> r : requests) {
+            pending.put(callIdOf(r.getValue()), r);
+        }
+        Map<String, String> answers = new HashMap<>();
+        Instant deadline = Instant.now().plus(timeout);
+        Instant nextSend = Instant.MIN;
+        DatagramPacket packet = new DatagramPacket(new byte[65535], 65535);
+        while (!pending.isEmpty() && Instant.now().isBefore(deadline)) {
+            if (!Instant.now().isBefore(nextSend)) {
+                for (Map.Entry<Integer, String> r : pending.values()) {
+                    byte[] bytes = r.getValue().getBytes(StandardCharsets.UTF_8);
+                    socket.send(new DatagramPacket(bytes, bytes.length, InetAddress.getLoopbackAddress(), r.getKey()));
+                }
+                nextSend = Instant.now().plusMillis(500);
+            }
+            try {
+                socket.receive(packet);
+            } catch (SocketTimeoutException idle) {
+                continue;
+            }
+            String text = new String(packet.getData(), 0, packet.getLength(), StandardCharsets.UTF_8);
+            Matcher status = STATUS.matcher(text);
+            if (!status.find() || Integer.parseInt(status.group(1)) < 200) {
+                continue;
+            }
+            String callId = callIdOf(text);
+            if (pending.remove(callId) != null) {
+                answers.put(callId, text);
+            }
+        }
+        return answers;
+    }
+
+    /** One request, one final response, or an assertion error. */
+    String exchange(int port, String request) throws IOException {
+        Map<String, String> answers = exchange(List.of(Map.entry(port, request)), Duration.ofSeconds(5));
+        String answer = answers.get(callIdOf(request));
+        if (answer == null) {
+            throw new AssertionError("no final response to:\n" + request);
+        }
+        return answer;
+    }
+
+    static String callIdOf(String message) {
+        Matcher m = CALL_ID.matcher(message);
+        if (!m.find()) {
+            throw new IllegalArgumentException("no Call-ID in " + message);
+        }
+        return m.group(1);
+    }
+
+    static int statusOf(String response) {
+        Matcher m = STATUS.matcher(response);
+        if (!m.find()) {
+            throw new AssertionError("not a response: " + response);
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
+    /** Contact URIs listed in a 200 to a REGISTER. */
+    static List<String> contactsOf(String response) {
+        Matcher m = Pattern.compile("<(sip:[^>]+)>").matcher(
+                response.lines().filter(l -> l.matches("(?i)^(Contact|m)\\s*:.*")).reduce("", String::concat));
+        java.util.ArrayList<String> out = new java.util.ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        socket.close();
+    }
+}
