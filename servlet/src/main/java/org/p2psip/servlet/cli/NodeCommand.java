@@ -1,0 +1,120 @@
+package org.p2psip.servlet.cli;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import org.p2psip.core.dht.DhtBackends;
+import org.p2psip.core.location.RegistrarPolicy;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.node.FrontNode;
+import org.p2psip.servlet.node.NodeSettings;
+import org.p2psip.servlet.node.NodeStartException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code p2psip node}: starts one front node from its flags, logs where it
+ * listens, and runs until SIGTERM or Ctrl-C, when a shutdown hook stops it
+ * cleanly.
+ */
+@Command(name = "node", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = "Run one P2PSIP front node: a SIP registrar and proxy (RFC 3261) on UDP and TCP "
+                + "that keeps its registrations in the chosen DHT. Runs until SIGTERM or Ctrl-C.")
+final class NodeCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.node");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--dht", paramLabel = "NAME", defaultValue = "local",
+            description = "DHT backend holding the registrations: local, hazelcast, chord or kademlia "
+                    + "(whichever are on the class path). Default: ${DEFAULT-VALUE}.")
+    String dht;
+
+    @Option(names = "--sip", required = true, paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Address to listen on for SIP; UDP and TCP share the port.")
+    HostPort sip;
+
+    @Option(names = "--overlay", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Address the DHT overlay listens on (backends with an overlay).")
+    HostPort overlay;
+
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", split = ",", converter = HostPortConverter.class,
+            description = "Existing overlay members to join, comma-separated. None starts a new overlay.")
+    List<HostPort> bootstrap = new ArrayList<>();
+
+    @Option(names = "--replicas", paramLabel = "N",
+            description = "Copies of each registration kept in the DHT. Default: ${DEFAULT-VALUE}.")
+    int replicas = 1;
+
+    @Option(names = "--min-expires", paramLabel = "SECONDS",
+            description = "Shortest registration accepted; shorter ones get 423. Default: ${DEFAULT-VALUE}.")
+    long minExpires = RegistrarPolicy.DEFAULT.minExpires();
+
+    @Option(names = "--default-expires", paramLabel = "SECONDS",
+            description = "Registration lifetime when the REGISTER names none. Default: ${DEFAULT-VALUE}.")
+    long defaultExpires = RegistrarPolicy.DEFAULT.defaultExpires();
+
+    @Option(names = "--max-expires", paramLabel = "SECONDS",
+            description = "Longer registrations are cut to this. Default: ${DEFAULT-VALUE}.")
+    long maxExpires = RegistrarPolicy.DEFAULT.maxExpires();
+
+    @Option(names = "--max-contacts", paramLabel = "N",
+            description = "Most contacts one address-of-record may hold. Default: ${DEFAULT-VALUE}.")
+    int maxContacts = RegistrarPolicy.DEFAULT.maxContacts();
+
+    @Override
+    public Integer call() {
+        NodeSettings settings = settings();
+        FrontNode node;
+        try {
+            node = FrontNode.start(settings);
+        } catch (NodeStartException e) {
+            OneLineErrors.print(spec.commandLine(), e.getMessage());
+            return OneLineErrors.FAILURE;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            node.close();
+            stopped.countDown();
+        }, "p2psip-shutdown"));
+        LOG.info("p2psip node listening on sip:{} (udp, tcp) dht={}", node.sipAddress(), node.dhtName());
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private NodeSettings settings() {
+        List<String> backends = DhtBackends.names();
+        if (!backends.contains(dht)) {
+            throw new ParameterException(spec.commandLine(), "unknown DHT backend '" + dht + "' (available: "
+                    + String.join(", ", backends) + ")");
+        }
+        if (replicas < 1) {
+            throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
+        }
+        RegistrarPolicy policy;
+        try {
+            policy = new RegistrarPolicy(minExpires, defaultExpires, maxExpires, maxContacts);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, policy,
+                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC());
+    }
+}

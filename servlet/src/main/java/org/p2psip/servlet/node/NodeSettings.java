@@ -1,0 +1,76 @@
+package org.p2psip.servlet.node;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.p2psip.core.dht.DhtConfig;
+import org.p2psip.core.location.RegistrarPolicy;
+import org.p2psip.core.net.HostPort;
+
+/**
+ * Everything needed to start one front node, as assembled from the command
+ * line or by a test.
+ *
+ * @param sip            where the node listens for SIP on UDP and TCP; port 0 picks a port free on both
+ * @param dht            the DHT backend's name ({@code local}, {@code chord}, ...)
+ * @param overlay        where the DHT overlay listens, for backends that have one
+ * @param bootstrap      existing overlay members to join
+ * @param replicas       copies of every registration in the DHT
+ * @param policy         the registrar's expiry and contact limits
+ * @param dhtTimeout     how long a SIP transaction waits for the DHT before answering 500
+ * @param sipThreads     JAIN-SIP's message-processing threads
+ * @param clock          the time every binding expiry is measured against
+ */
+public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
+                           int replicas, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
+                           Clock clock) {
+
+    public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
+    public static final int DEFAULT_SIP_THREADS = 8;
+
+    public NodeSettings {
+        Objects.requireNonNull(sip, "sip");
+        Objects.requireNonNull(dht, "dht");
+        Objects.requireNonNull(overlay, "overlay");
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(dhtTimeout, "dhtTimeout");
+        Objects.requireNonNull(clock, "clock");
+        bootstrap = List.copyOf(bootstrap);
+        if (replicas < 1) {
+            throw new IllegalArgumentException("replicas must be at least 1, not " + replicas);
+        }
+        if (sipThreads < 1) {
+            throw new IllegalArgumentException("sip threads must be at least 1, not " + sipThreads);
+        }
+        if (dhtTimeout.isNegative() || dhtTimeout.isZero()) {
+            throw new IllegalArgumentException("the DHT timeout must be positive");
+        }
+    }
+
+    /** A single node on the {@code local} backend with the default policy. */
+    public static NodeSettings local(HostPort sip) {
+        return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, RegistrarPolicy.DEFAULT,
+                DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC());
+    }
+
+    public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, newPolicy, dhtTimeout, sipThreads, clock);
+    }
+
+    public NodeSettings withSip(HostPort newSip) {
+        return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, policy, dhtTimeout, sipThreads, clock);
+    }
+
+    public NodeSettings withDhtTimeout(Duration timeout) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, policy, timeout, sipThreads, clock);
+    }
+
+    /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
+    DhtConfig dhtConfig(HostPort boundSip) {
+        return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, Map.of());
+    }
+}

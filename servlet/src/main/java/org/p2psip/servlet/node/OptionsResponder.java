@@ -1,0 +1,68 @@
+package org.p2psip.servlet.node;
+
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ListIterator;
+
+import javax.sip.ServerTransaction;
+import javax.sip.address.SipURI;
+import javax.sip.header.Header;
+import javax.sip.header.RequireHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import org.p2psip.servlet.sip.SipEndpoint;
+
+/**
+ * Answers OPTIONS sent to the node itself (RFC 3261 §11.2): 200 with
+ * Allow, Accept and Supported, or 420 when the request requires an
+ * extension this node lacks (§8.2.2.3).
+ */
+final class OptionsResponder {
+
+    static final String ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, REGISTER";
+    static final String SUPPORTED = "path";
+
+    private final SipEndpoint sip;
+
+    OptionsResponder(SipEndpoint sip) {
+        this.sip = sip;
+    }
+
+    /** Whether an OPTIONS to {@code request}'s Request-URI is for this node rather than a user. */
+    boolean isForNode(Request request) {
+        if (!(request.getRequestURI() instanceof SipURI uri)) {
+            return false;
+        }
+        return uri.getUser() == null || uri.getUser().isEmpty() || sip.self().isSelf(uri);
+    }
+
+    void answer(ServerTransaction st, Request request) {
+        try {
+            List<String> required = new ArrayList<>();
+            ListIterator<Header> it = request.getHeaders(RequireHeader.NAME);
+            while (it != null && it.hasNext()) {
+                String tag = ((RequireHeader) it.next()).getOptionTag();
+                if (!SUPPORTED.equalsIgnoreCase(tag)) {
+                    required.add(tag);
+                }
+            }
+            if (!required.isEmpty()) {
+                Response r = sip.response(Response.BAD_EXTENSION, request, "Bad Extension");
+                for (String tag : required) {
+                    r.addHeader(sip.headers().createUnsupportedHeader(tag));
+                }
+                sip.send(st, r);
+                return;
+            }
+            Response ok = sip.response(Response.OK, request, null);
+            ok.setHeader(sip.headers().createAllowHeader(ALLOW));
+            ok.setHeader(sip.headers().createAcceptHeader("application", "sdp"));
+            ok.setHeader(sip.headers().createSupportedHeader(SUPPORTED));
+            sip.send(st, ok);
+        } catch (ParseException e) {
+            sip.reply(st, request, Response.SERVER_INTERNAL_ERROR, null);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package org.p2psip.servlet.node;
+
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.p2psip.servlet.logging.Slf4jServerLogger;
+import org.p2psip.servlet.sip.SelfAddress;
+import org.p2psip.servlet.logging.Slf4jStackLogger;
+import org.p2psip.servlet.stack.ScreeningParserFactory;
+
+/**
+ * The JAIN-SIP RI configuration of a front node, tuned for a proxy and
+ * registrar under load: no dialogs (a proxy keeps none, RFC 3261 §16),
+ * a reentrant listener on a pool of threads, no message logging, SLF4J
+ * instead of log4j, and the screening parser that counts bad input.
+ */
+final class StackProperties {
+
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private StackProperties() {
+    }
+
+    /** A stack name unique in this JVM, so several nodes can share one for tests. */
+    static String uniqueStackName(SelfAddress self) {
+        return "p2psip-" + self + "-" + SEQUENCE.incrementAndGet();
+    }
+
+    static Properties forNode(String stackName, int threads) {
+        Properties p = new Properties();
+        p.setProperty("javax.sip.STACK_NAME", stackName);
+        // A proxy is transaction-stateful only; dialogs would cost memory and
+        // make the stack answer in-dialog requests itself.
+        p.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
+        p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
+        p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(threads));
+        p.setProperty("gov.nist.javax.sip.TCP_POST_PARSING_THREAD_POOL_SIZE", Integer.toString(threads));
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
+                "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
+        p.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
+        p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
+        p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
+        p.setProperty("gov.nist.javax.sip.RECEIVE_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
+        p.setProperty("gov.nist.javax.sip.SEND_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
+        // Answer UDP requests at the port they came from (RFC 3581 behaviour
+        // even without ;rport): clients behind NAT and load generators that
+        // send from ephemeral ports get their responses.
+        p.setProperty("gov.nist.javax.sip.ALWAYS_ADD_RPORT", "true");
+        p.setProperty("gov.nist.javax.sip.DELIVER_TERMINATED_EVENT_FOR_ACK", "false");
+        p.setProperty("gov.nist.javax.sip.DELIVER_TERMINATED_EVENT_FOR_NULL_DIALOG", "false");
+        p.setProperty("gov.nist.javax.sip.LOG_MESSAGE_CONTENT", "false");
+        p.setProperty("gov.nist.javax.sip.TRACE_LEVEL", "0");
+        p.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
+        p.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", ScreeningParserFactory.class.getName());
+        return p;
+    }
+}

@@ -1,0 +1,110 @@
+package org.p2psip.servlet.proxy;
+
+import java.text.ParseException;
+import java.util.List;
+import java.util.Locale;
+
+import javax.sip.ClientTransaction;
+import javax.sip.InvalidArgumentException;
+import javax.sip.SipException;
+import javax.sip.address.Address;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.RecordRouteHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+
+import org.p2psip.servlet.sip.SipEndpoint;
+
+/**
+ * Makes and sends the copy of a request for one target (RFC 3261 §16.6):
+ * new Request-URI, Max-Forwards decremented, Record-Route with {@code lr}
+ * so the rest of the dialog comes back through this node, Path values
+ * pushed as Route, and this node's Via on top.
+ */
+final class Forwarder {
+
+    static final int DEFAULT_MAX_FORWARDS = 70;
+
+    private final SipEndpoint sip;
+    private final LoopDetection loops;
+
+    Forwarder(SipEndpoint sip, LoopDetection loops) {
+        this.sip = sip;
+        this.loops = loops;
+    }
+
+    /**
+     * The forwarded copy of {@code received} (whose Route set was already
+     * processed, §16.4) towards {@code target}.
+     *
+     * @param original      the request as it arrived, which the branch hash is computed from
+     * @param recordRoute   whether to insert a Record-Route (dialog-creating requests)
+     * @param inboundTcp    whether the request arrived over a reliable transport
+     */
+    Request copyFor(Request original, Request received, Target target, boolean recordRoute, boolean inboundTcp)
+            throws ParseException, InvalidArgumentException, SipException {
+        Request copy = (Request) received.clone();
+        copy.setRequestURI((URI) target.uri().clone());
+        MaxForwardsHeader mf = (MaxForwardsHeader) copy.getHeader(MaxForwardsHeader.NAME);
+        if (mf == null) {
+            copy.setHeader(sip.headers().createMaxForwardsHeader(DEFAULT_MAX_FORWARDS));
+        } else {
+            mf.decrementMaxForwards();
+        }
+        if (recordRoute) {
+            copy.addFirst(recordRoute(inboundTcp));
+        }
+        List<String> path = target.path();
+        for (int i = path.size() - 1; i >= 0; i--) {
+            Address a = sip.addresses().createAddress(path.get(i));
+            copy.addFirst(sip.headers().createRouteHeader(a));
+        }
+        ViaHeader via = sip.headers().createViaHeader(sip.self().uriHost(), sip.self().port(),
+                nextHopTransport(copy), loops.branch(original));
+        via.setRPort();
+        copy.addFirst(via);
+        return copy;
+    }
+
+    /** Sends {@code copy} in a new client transaction tied to {@code context}. */
+    ClientTransaction send(Request copy, Object context) throws SipException {
+        ClientTransaction ct = sip.provider().getNewClientTransaction(copy);
+        ct.setApplicationData(context);
+        ct.sendRequest();
+        return ct;
+    }
+
+    /** Sends {@code copy} without a transaction (ACK for 2xx, §16.11 allows stateless forwarding). */
+    void sendStatelessly(Request copy) throws SipException {
+        sip.provider().sendRequest(copy);
+    }
+
+    private RecordRouteHeader recordRoute(boolean tcp) throws ParseException {
+        SipURI uri = sip.addresses().createSipURI(null, sip.self().uriHost());
+        uri.setPort(sip.self().port());
+        uri.setLrParam();
+        if (tcp) {
+            uri.setTransportParam("tcp");
+        }
+        return sip.headers().createRecordRouteHeader(sip.addresses().createAddress(uri));
+    }
+
+    /** The transport JAIN-SIP's router will pick: the top Route's, else the Request-URI's (RFC 3263 without DNS). */
+    static String nextHopTransport(Request r) {
+        RouteHeader route = (RouteHeader) r.getHeader(RouteHeader.NAME);
+        URI hop = route != null ? route.getAddress().getURI() : r.getRequestURI();
+        if (hop instanceof SipURI sip) {
+            String t = sip.getTransportParam();
+            if (t != null && !t.isEmpty()) {
+                return t.toUpperCase(Locale.ROOT);
+            }
+            if (sip.isSecure()) {
+                return "TCP";
+            }
+        }
+        return "UDP";
+    }
+}

@@ -1,0 +1,105 @@
+package org.p2psip.servlet.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.ListIterator;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sip.address.URI;
+import javax.sip.header.CSeqHeader;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.FromHeader;
+import javax.sip.header.Header;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+
+import org.p2psip.servlet.sip.SelfAddress;
+
+/**
+ * Branch parameters for this proxy's Via and the loop check they enable
+ * (RFC 3261 §16.6 item 8 and §16.3 item 4).
+ *
+ * <p>A branch is {@code z9hG4bK} + a fixed marker + a hash of the fields
+ * that identify the request as received + a per-branch counter. A request
+ * that comes back carrying a Via of ours whose hash equals the one it would
+ * get now has not changed on its way round: a loop. A spiral, where the
+ * Request-URI (or anything else hashed) changed, hashes differently and is
+ * forwarded.
+ */
+public final class LoopDetection {
+
+    static final String MAGIC = "z9hG4bK";
+    private static final String MARKER = MAGIC + "p2p";
+
+    private final SelfAddress self;
+    private final AtomicLong counter = new AtomicLong();
+    private final String instance = Long.toHexString(System.nanoTime() & 0xFFFFFFL);
+
+    public LoopDetection(SelfAddress self) {
+        this.self = self;
+    }
+
+    /** A new unique branch for forwarding {@code received}. */
+    public String branch(Request received) {
+        return MARKER + hash(received) + "." + instance + Long.toHexString(counter.incrementAndGet());
+    }
+
+    /** Whether {@code received} already passed through here unchanged (482 Loop Detected). */
+    public boolean isLoop(Request received) {
+        String expected = null;
+        ListIterator<Header> vias = received.getHeaders(ViaHeader.NAME);
+        while (vias != null && vias.hasNext()) {
+            ViaHeader via = (ViaHeader) vias.next();
+            String branch = via.getBranch();
+            if (branch == null || !branch.startsWith(MARKER) || !self.isSentBy(via.getHost(), via.getPort())) {
+                continue;
+            }
+            if (expected == null) {
+                expected = MARKER + hash(received) + ".";
+            }
+            if (branch.startsWith(expected)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The fields §16.6 item 8 names: Request-URI, To tag, From tag, Call-ID,
+     * CSeq number (not the method, so a CANCEL matches its INVITE), and the
+     * Route, Proxy-Require and Proxy-Authorization values.
+     */
+    static String hash(Request r) {
+        StringBuilder b = new StringBuilder(256);
+        URI uri = r.getRequestURI();
+        b.append(uri).append('\n');
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        FromHeader from = (FromHeader) r.getHeader(FromHeader.NAME);
+        CallIdHeader callId = (CallIdHeader) r.getHeader(CallIdHeader.NAME);
+        CSeqHeader cseq = (CSeqHeader) r.getHeader(CSeqHeader.NAME);
+        b.append(to == null ? "" : to.getTag()).append('\n');
+        b.append(from == null ? "" : from.getTag()).append('\n');
+        b.append(callId == null ? "" : callId.getCallId()).append('\n');
+        b.append(cseq == null ? "" : Long.toString(cseq.getSeqNumber())).append('\n');
+        appendAll(b, r, RouteHeader.NAME);
+        appendAll(b, r, "Proxy-Require");
+        appendAll(b, r, "Proxy-Authorization");
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+
+    private static void appendAll(StringBuilder b, Request r, String name) {
+        ListIterator<Header> it = r.getHeaders(name);
+        while (it != null && it.hasNext()) {
+            b.append(it.next().toString().trim()).append('\n');
+        }
+    }
+}

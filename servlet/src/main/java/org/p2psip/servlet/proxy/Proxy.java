@@ -1,0 +1,355 @@
+package org.p2psip.servlet.proxy;
+
+import java.text.ParseException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ListIterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import javax.sip.ClientTransaction;
+import javax.sip.ResponseEvent;
+import javax.sip.ServerTransaction;
+import javax.sip.TimeoutEvent;
+import javax.sip.address.SipURI;
+import javax.sip.address.URI;
+import javax.sip.header.Header;
+import javax.sip.header.MaxForwardsHeader;
+import javax.sip.header.ProxyRequireHeader;
+import javax.sip.header.RouteHeader;
+import javax.sip.header.ToHeader;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import org.p2psip.core.location.AddressOfRecord;
+import org.p2psip.core.location.Binding;
+import org.p2psip.core.location.LocationService;
+import org.p2psip.core.location.SipUri;
+import org.p2psip.servlet.sip.SipEndpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stateful proxy of RFC 3261 §16 on the location service.
+ *
+ * <ul>
+ *   <li>§16.3 validation: 416 for a non-SIP Request-URI, 483 when
+ *       Max-Forwards is 0, 482 for a loop, 420 with Unsupported for any
+ *       Proxy-Require option (this proxy supports none).</li>
+ *   <li>§16.4 route processing: Route values naming this node are removed;
+ *       a request from a strict router gets its Request-URI back from the
+ *       last Route.</li>
+ *   <li>§16.5 targets: with Route values left, the Request-URI as is;
+ *       otherwise the bindings of the Request-URI's address-of-record,
+ *       404 when there are none. An in-dialog request routed here by our
+ *       Record-Route goes straight to its Request-URI. Requests that never
+ *       carried our Route (SIPp's built-in scenarios ignore Record-Route
+ *       and send ACK and BYE to the AOR) are routed by lookup like initial
+ *       ones.</li>
+ *   <li>ACK for a 2xx is forwarded statelessly; CANCEL is answered 200 and
+ *       cancels the pending branches of its INVITE (§16.10).</li>
+ * </ul>
+ *
+ * <p>No method blocks: lookups complete asynchronously and forwarding
+ * continues from their completion.
+ */
+public final class Proxy {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Proxy.class);
+    private static final Set<String> DIALOG_CREATING = Set.of(Request.INVITE, Request.SUBSCRIBE, Request.REFER);
+
+    private final SipEndpoint sip;
+    private final LocationService locations;
+    private final Duration timeout;
+    private final Executor completions;
+    private final LoopDetection loops;
+    private final Forwarder forwarder;
+    private final Map<String, ResponseContext> invites = new ConcurrentHashMap<>();
+
+    public Proxy(SipEndpoint sip, LocationService locations, Duration timeout, Executor completions) {
+        this.sip = sip;
+        this.locations = locations;
+        this.timeout = timeout;
+        this.completions = completions;
+        this.loops = new LoopDetection(sip.self());
+        this.forwarder = new Forwarder(sip, loops);
+    }
+
+    /** Proxies a request other than ACK and CANCEL that arrived in {@code st}. */
+    public void forward(ServerTransaction st, Request request) {
+        URI requestUri = request.getRequestURI();
+        if (!(requestUri instanceof SipURI)) {
+            sip.reply(st, request, Response.UNSUPPORTED_URI_SCHEME, "Unsupported URI Scheme");
+            return;
+        }
+        MaxForwardsHeader mf = (MaxForwardsHeader) request.getHeader(MaxForwardsHeader.NAME);
+        if (mf != null && mf.getMaxForwards() <= 0) {
+            sip.reply(st, request, Response.TOO_MANY_HOPS, "Too Many Hops");
+            return;
+        }
+        if (loops.isLoop(request)) {
+            sip.reply(st, request, Response.LOOP_DETECTED, "Loop Detected");
+            return;
+        }
+        List<String> unsupported = proxyRequire(request);
+        if (!unsupported.isEmpty()) {
+            rejectExtensions(st, request, unsupported);
+            return;
+        }
+        boolean invite = Request.INVITE.equals(request.getMethod());
+        if (invite) {
+            sip.reply(st, request, Response.TRYING, null);
+        }
+        Request processed = (Request) request.clone();
+        boolean routedHere = processRoutes(processed);
+        boolean inDialog = toTag(request) != null;
+        boolean recordRoute = !inDialog && DIALOG_CREATING.contains(request.getMethod());
+        String key = invite ? transactionKey(request) : null;
+        ResponseContext context = new ResponseContext(sip, forwarder, st, request, processed, recordRoute,
+                arrivedOverTcp(request), () -> {
+                    if (key != null) {
+                        invites.remove(key);
+                    }
+                });
+        if (key != null) {
+            invites.put(key, context);
+        }
+        resolve(processed, routedHere, inDialog, context::start, context::reject);
+    }
+
+    /** Forwards an ACK that matched no server transaction: the ACK for a 2xx (§16.11 stateless). */
+    public void forwardAck(Request ack) {
+        if (!(ack.getRequestURI() instanceof SipURI)) {
+            return;
+        }
+        MaxForwardsHeader mf = (MaxForwardsHeader) ack.getHeader(MaxForwardsHeader.NAME);
+        if (mf != null && mf.getMaxForwards() <= 0) {
+            return;
+        }
+        Request processed = (Request) ack.clone();
+        boolean routedHere = processRoutes(processed);
+        resolve(processed, routedHere, toTag(ack) != null, groups -> {
+            Target first = groups.get(0).get(0);
+            try {
+                forwarder.sendStatelessly(forwarder.copyFor(ack, processed, first, false, false));
+            } catch (Exception e) {
+                LOG.debug("could not forward ACK to {}: {}", first.uri(), e.toString());
+            }
+        }, (status, reason) -> LOG.debug("dropping ACK for {}: {}", ack.getRequestURI(), reason));
+    }
+
+    /** Answers a CANCEL and cancels its INVITE's branches (§16.10). */
+    public void cancel(ServerTransaction st, Request cancel) {
+        ResponseContext context = invites.get(transactionKey(cancel));
+        if (context == null) {
+            sip.reply(st, cancel, Response.CALL_OR_TRANSACTION_DOES_NOT_EXIST, "Call/Transaction Does Not Exist");
+            return;
+        }
+        sip.reply(st, cancel, Response.OK, null);
+        context.cancel();
+    }
+
+    /** A response from downstream. */
+    public void onResponse(ResponseEvent event) {
+        Response response = event.getResponse();
+        ClientTransaction ct = event.getClientTransaction();
+        Object owner = ct == null ? null : ct.getApplicationData();
+        if (owner instanceof ResponseContext context) {
+            context.onResponse(ct, response);
+        } else if (owner == null) {
+            forwardStatelessly(response);
+        }
+    }
+
+    /** A client transaction that got no final response in time counts as 408 (§16.7 item 2, §16.8). */
+    public void onTimeout(TimeoutEvent event) {
+        if (event.isServerTransaction()) {
+            return;
+        }
+        ClientTransaction ct = event.getClientTransaction();
+        if (ct != null && ct.getApplicationData() instanceof ResponseContext context) {
+            context.onBranchFailure(ct, Response.REQUEST_TIMEOUT, "Request Timeout");
+        }
+    }
+
+    /** Retransmitted 2xx after the client transaction ended, or a late one: pass it on by its Via. */
+    private void forwardStatelessly(Response response) {
+        ViaHeader top = (ViaHeader) response.getHeader(ViaHeader.NAME);
+        if (top == null || !sip.self().isSentBy(top.getHost(), top.getPort())
+                || top.getBranch() == null || !top.getBranch().startsWith(LoopDetection.MAGIC)) {
+            return;
+        }
+        Response copy = (Response) response.clone();
+        copy.removeFirst(ViaHeader.NAME);
+        if (copy.getHeader(ViaHeader.NAME) != null) {
+            sip.send(null, copy);
+        }
+    }
+
+    private interface Rejection {
+        void reject(int status, String reason);
+    }
+
+    /**
+     * Finds where {@code processed} goes (§16.5) and hands the target groups,
+     * highest q first, to {@code onTargets}, or a status to {@code onReject}.
+     */
+    private void resolve(Request processed, boolean routedHere, boolean inDialog,
+                         Consumer<List<List<Target>>> onTargets, Rejection onReject) {
+        URI uri = processed.getRequestURI();
+        if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog)) {
+            onTargets.accept(List.of(List.of(Target.direct(uri))));
+            return;
+        }
+        AddressOfRecord aor;
+        try {
+            aor = SipUri.parse(uri.toString()).toAddressOfRecord();
+        } catch (IllegalArgumentException e) {
+            onReject.reject(Response.BAD_REQUEST, "Bad Request-URI: " + e.getMessage());
+            return;
+        }
+        CompletableFuture<List<Binding>> lookup;
+        try {
+            lookup = locations.lookup(aor).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            lookup = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<List<Binding>> done = lookup;
+        Runnable next = () -> {
+            try {
+                List<Binding> bindings = done.join();
+                if (!bindings.isEmpty()) {
+                    onTargets.accept(groups(bindings));
+                } else if (routedHere) {
+                    onTargets.accept(List.of(List.of(Target.direct(uri))));
+                } else {
+                    onReject.reject(Response.NOT_FOUND, "Not Found");
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("location lookup for {} failed: {}", aor, String.valueOf(e.getCause() != null ? e.getCause() : e));
+                onReject.reject(Response.SERVER_INTERNAL_ERROR, "Location service failed");
+            }
+        };
+        if (done.isDone()) {
+            next.run();
+        } else {
+            done.whenCompleteAsync((b, e) -> next.run(), completions);
+        }
+    }
+
+    /** Bindings (already highest q first) grouped by equal q for parallel forking within a group. */
+    private List<List<Target>> groups(List<Binding> bindings) {
+        List<List<Target>> groups = new ArrayList<>();
+        List<Target> current = new ArrayList<>();
+        int q = Integer.MIN_VALUE;
+        for (Binding b : bindings) {
+            URI contact;
+            try {
+                contact = sip.addresses().createURI(b.contact());
+            } catch (ParseException e) {
+                LOG.debug("skipping unusable contact {}: {}", b.contact(), e.getMessage());
+                continue;
+            }
+            if (b.effectiveQ() != q && !current.isEmpty()) {
+                groups.add(current);
+                current = new ArrayList<>();
+            }
+            q = b.effectiveQ();
+            current.add(new Target(contact, b.path()));
+        }
+        if (!current.isEmpty()) {
+            groups.add(current);
+        }
+        return groups;
+    }
+
+    /**
+     * Route processing of §16.4 on {@code r}; true when the request was
+     * routed to this node by a Route (or strict-routed Request-URI) value.
+     */
+    private boolean processRoutes(Request r) {
+        boolean routedHere = false;
+        if (sip.self().isSelf(r.getRequestURI()) && r.getRequestURI() instanceof SipURI s && s.hasLrParam()) {
+            // The previous hop is a strict router: the real Request-URI is the last Route value.
+            RouteHeader last = lastRoute(r);
+            if (last != null) {
+                r.setRequestURI(last.getAddress().getURI());
+                removeLastRoute(r);
+                routedHere = true;
+            }
+        }
+        while (r.getHeader(RouteHeader.NAME) instanceof RouteHeader top && sip.self().isSelf(top.getAddress().getURI())) {
+            r.removeFirst(RouteHeader.NAME);
+            routedHere = true;
+        }
+        return routedHere;
+    }
+
+    private static RouteHeader lastRoute(Request r) {
+        RouteHeader last = null;
+        ListIterator<Header> it = r.getHeaders(RouteHeader.NAME);
+        while (it != null && it.hasNext()) {
+            last = (RouteHeader) it.next();
+        }
+        return last;
+    }
+
+    private static void removeLastRoute(Request r) {
+        List<Header> routes = new ArrayList<>();
+        ListIterator<Header> it = r.getHeaders(RouteHeader.NAME);
+        while (it != null && it.hasNext()) {
+            routes.add(it.next());
+        }
+        r.removeHeader(RouteHeader.NAME);
+        for (int i = 0; i < routes.size() - 1; i++) {
+            r.addHeader(routes.get(i));
+        }
+    }
+
+    private static List<String> proxyRequire(Request r) {
+        List<String> options = new ArrayList<>();
+        ListIterator<Header> it = r.getHeaders(ProxyRequireHeader.NAME);
+        while (it != null && it.hasNext()) {
+            options.add(((ProxyRequireHeader) it.next()).getOptionTag());
+        }
+        return options;
+    }
+
+    private void rejectExtensions(ServerTransaction st, Request request, List<String> unsupported) {
+        try {
+            Response r = sip.response(Response.BAD_EXTENSION, request, "Bad Extension");
+            for (String option : unsupported) {
+                r.addHeader(sip.headers().createUnsupportedHeader(option));
+            }
+            sip.send(st, r);
+        } catch (ParseException e) {
+            sip.reply(st, request, Response.BAD_EXTENSION, "Bad Extension");
+        }
+    }
+
+    private static String toTag(Request r) {
+        ToHeader to = (ToHeader) r.getHeader(ToHeader.NAME);
+        return to == null ? null : to.getTag();
+    }
+
+    private static boolean arrivedOverTcp(Request r) {
+        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
+        return via != null && "TCP".equalsIgnoreCase(via.getTransport());
+    }
+
+    /** INVITE and its CANCEL share the top Via's branch and sent-by (RFC 3261 §9.2). */
+    private static String transactionKey(Request r) {
+        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
+        if (via == null) {
+            return "";
+        }
+        return via.getBranch() + "|" + via.getHost() + ":" + via.getPort();
+    }
+}

@@ -1,0 +1,280 @@
+package org.p2psip.servlet.proxy;
+
+import java.text.ParseException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import javax.sip.ClientTransaction;
+import javax.sip.ServerTransaction;
+import javax.sip.SipException;
+import javax.sip.TransactionState;
+import javax.sip.header.ViaHeader;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import org.p2psip.servlet.sip.SipEndpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The response context of one proxied request (RFC 3261 §16.7): the server
+ * transaction it arrived in, the client transactions of its branches, and
+ * the best final response so far.
+ *
+ * <p>Targets come in groups of equal q, highest first (§16.6 and RFC 3261
+ * §16.6 "parallel or sequential"): every target of a group is tried at once;
+ * the next group only when the whole group failed without a 2xx or 6xx.
+ * A 2xx goes upstream immediately and cancels the other INVITE branches;
+ * a 6xx cancels them and ends the search; otherwise, once nothing is
+ * pending, {@link ResponseChoice} picks what goes upstream. A branch whose
+ * client transaction times out counts as 408, one that cannot be sent as
+ * 503 (§16.7 item 6 and §16.9).
+ *
+ * <p>Responses arrive on JAIN-SIP threads, the lookup result possibly on a
+ * DHT thread, CANCEL on another: every entry point holds this object's lock.
+ */
+final class ResponseContext {
+
+    /** Marks client transactions of CANCELs this proxy sent; their responses are not forwarded. */
+    static final Object CANCEL_BRANCH = new Object();
+
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseContext.class);
+
+    private final SipEndpoint sip;
+    private final Forwarder forwarder;
+    private final ServerTransaction st;
+    private final Request original;
+    private final Request processed;
+    private final boolean invite;
+    private final boolean recordRoute;
+    private final boolean inboundTcp;
+    private final Runnable onFinished;
+
+    private final Deque<List<Target>> groups = new ArrayDeque<>();
+    private final Set<ClientTransaction> pending = new LinkedHashSet<>();
+    private final Set<ClientTransaction> cancelOnProvisional = new LinkedHashSet<>();
+    private Response bestResponse;
+    private int bestStatus = -1;
+    private String bestReason;
+    private boolean finalSent;
+    private boolean cancelled;
+    private boolean succeeded;
+
+    ResponseContext(SipEndpoint sip, Forwarder forwarder, ServerTransaction st, Request original,
+                    Request processed, boolean recordRoute, boolean inboundTcp, Runnable onFinished) {
+        this.sip = sip;
+        this.forwarder = forwarder;
+        this.st = st;
+        this.original = original;
+        this.processed = processed;
+        this.invite = Request.INVITE.equals(original.getMethod());
+        this.recordRoute = recordRoute;
+        this.inboundTcp = inboundTcp;
+        this.onFinished = onFinished;
+    }
+
+    /** Starts forwarding to {@code targetGroups}, highest q group first. */
+    synchronized void start(List<List<Target>> targetGroups) {
+        if (finalSent) {
+            return;
+        }
+        if (cancelled) {
+            finishWith(Response.REQUEST_TERMINATED, null);
+            return;
+        }
+        for (List<Target> g : targetGroups) {
+            if (!g.isEmpty()) {
+                groups.add(List.copyOf(g));
+            }
+        }
+        continueOrFinish();
+    }
+
+    /** Answers without forwarding (404, 500 ...) unless a final response went out already. */
+    synchronized void reject(int status, String reason) {
+        finishWith(status, reason);
+    }
+
+    synchronized void onResponse(ClientTransaction ct, Response response) {
+        int status = response.getStatusCode();
+        if (status < 200) {
+            if (invite && (cancelled || cancelOnProvisional.remove(ct))) {
+                sendCancel(ct);
+            }
+            if (status == Response.TRYING || finalSent) {
+                return;
+            }
+            Response upstream = upstreamCopy(response);
+            if (upstream != null) {
+                sip.send(st, upstream);
+            }
+            return;
+        }
+        boolean wasPending = pending.remove(ct);
+        cancelOnProvisional.remove(ct);
+        if (status < 300) {
+            forwardSuccess(response);
+            return;
+        }
+        if (!wasPending) {
+            return;
+        }
+        if (ResponseChoice.better(status, bestStatus) || bestStatus < 0) {
+            bestStatus = status;
+            bestResponse = response;
+            bestReason = null;
+        }
+        if (status >= 600 && invite) {
+            groups.clear();
+            cancelPending();
+        }
+        continueOrFinish();
+    }
+
+    /** A branch that ended without a response: 408 on timeout, 503 on transport failure. */
+    synchronized void onBranchFailure(ClientTransaction ct, int status, String reason) {
+        if (!pending.remove(ct)) {
+            return;
+        }
+        cancelOnProvisional.remove(ct);
+        recordSynthetic(status, reason);
+        continueOrFinish();
+    }
+
+    /** The CANCEL of RFC 3261 §16.10: stop trying, cancel every pending branch. */
+    synchronized void cancel() {
+        if (cancelled || finalSent) {
+            return;
+        }
+        cancelled = true;
+        groups.clear();
+        if (pending.isEmpty()) {
+            finishWith(Response.REQUEST_TERMINATED, null);
+        } else {
+            cancelPending();
+        }
+    }
+
+    private void continueOrFinish() {
+        while (pending.isEmpty() && !cancelled && !succeeded && bestStatus / 100 != 6 && !groups.isEmpty()) {
+            for (Target t : groups.poll()) {
+                launch(t);
+            }
+        }
+        if (pending.isEmpty() && !succeeded) {
+            finish();
+        }
+    }
+
+    private void launch(Target target) {
+        try {
+            Request copy = forwarder.copyFor(original, processed, target, recordRoute, inboundTcp);
+            pending.add(forwarder.send(copy, this));
+        } catch (Exception e) {
+            LOG.debug("cannot forward to {}: {}", target.uri(), e.toString());
+            recordSynthetic(Response.SERVICE_UNAVAILABLE, "Next hop unreachable");
+        }
+    }
+
+    private void recordSynthetic(int status, String reason) {
+        if (bestStatus < 0 || ResponseChoice.better(status, bestStatus)) {
+            bestStatus = status;
+            bestResponse = null;
+            bestReason = reason;
+        }
+    }
+
+    private void forwardSuccess(Response response) {
+        Response upstream = upstreamCopy(response);
+        if (upstream != null) {
+            if (!finalSent) {
+                sip.send(st, upstream);
+            } else {
+                // A further 2xx from another fork: the server transaction is
+                // done with it, so it travels statelessly (§16.7 item 5).
+                sip.send(null, upstream);
+            }
+        }
+        if (!succeeded) {
+            succeeded = true;
+            groups.clear();
+            if (invite) {
+                cancelPending();
+            }
+            markFinal();
+        }
+    }
+
+    private void finish() {
+        if (bestStatus < 0) {
+            finishWith(Response.REQUEST_TIMEOUT, null);
+        } else if (bestResponse != null) {
+            Response upstream = upstreamCopy(bestResponse);
+            if (upstream == null) {
+                finishWith(Response.SERVER_INTERNAL_ERROR, null);
+                return;
+            }
+            if (upstream.getStatusCode() == Response.SERVICE_UNAVAILABLE) {
+                try {
+                    upstream.setStatusCode(ResponseChoice.upstreamStatus(Response.SERVICE_UNAVAILABLE));
+                    upstream.setReasonPhrase("Server Internal Error");
+                } catch (ParseException e) {
+                    finishWith(Response.SERVER_INTERNAL_ERROR, null);
+                    return;
+                }
+            }
+            if (!finalSent) {
+                sip.send(st, upstream);
+                markFinal();
+            }
+        } else {
+            finishWith(ResponseChoice.upstreamStatus(bestStatus), bestStatus == Response.SERVICE_UNAVAILABLE ? null : bestReason);
+        }
+    }
+
+    private void finishWith(int status, String reason) {
+        if (finalSent) {
+            return;
+        }
+        sip.reply(st, original, status, reason);
+        markFinal();
+    }
+
+    private void markFinal() {
+        finalSent = true;
+        onFinished.run();
+    }
+
+    private void cancelPending() {
+        for (ClientTransaction ct : new ArrayList<>(pending)) {
+            if (ct.getState() == TransactionState.PROCEEDING) {
+                sendCancel(ct);
+            } else {
+                // RFC 3261 §9.1: no CANCEL before a provisional response arrived.
+                cancelOnProvisional.add(ct);
+            }
+        }
+    }
+
+    private void sendCancel(ClientTransaction ct) {
+        try {
+            Request cancel = ct.createCancel();
+            ClientTransaction cancelTx = sip.provider().getNewClientTransaction(cancel);
+            cancelTx.setApplicationData(CANCEL_BRANCH);
+            cancelTx.sendRequest();
+        } catch (SipException | RuntimeException e) {
+            LOG.debug("could not cancel a branch: {}", e.toString());
+        }
+    }
+
+    /** {@code response} without this proxy's Via (§16.7 item 3), or null if nothing is left to route it by. */
+    private static Response upstreamCopy(Response response) {
+        Response copy = (Response) response.clone();
+        copy.removeFirst(ViaHeader.NAME);
+        return copy.getHeader(ViaHeader.NAME) == null ? null : copy;
+    }
+}

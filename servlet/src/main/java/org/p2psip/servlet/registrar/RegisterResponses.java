@@ -1,0 +1,101 @@
+package org.p2psip.servlet.registrar;
+
+import java.text.ParseException;
+import java.time.Instant;
+import java.util.Calendar;
+import java.util.GregorianCalendar;
+import java.util.ListIterator;
+import java.util.Map;
+import java.util.TimeZone;
+
+import javax.sip.InvalidArgumentException;
+import javax.sip.address.Address;
+import javax.sip.header.ContactHeader;
+import javax.sip.header.Header;
+import javax.sip.message.Request;
+import javax.sip.message.Response;
+
+import org.p2psip.core.location.Binding;
+import org.p2psip.core.location.BindingSet;
+import org.p2psip.core.location.RegisterOutcome;
+import org.p2psip.core.location.RegisterOutcome.Accepted;
+import org.p2psip.core.location.RegisterOutcome.Rejected;
+import org.p2psip.servlet.sip.SipEndpoint;
+
+import gov.nist.javax.sip.header.ParametersHeader;
+
+/**
+ * Builds the registrar's answer to a REGISTER from the location service's
+ * outcome (RFC 3261 §10.3 step 8): 200 listing every current binding with
+ * its remaining {@code expires} (and {@code q} when set) plus a Date
+ * header; 423 with Min-Expires; other rejections with their reason phrase.
+ */
+public final class RegisterResponses {
+
+    private final SipEndpoint sip;
+
+    public RegisterResponses(SipEndpoint sip) {
+        this.sip = sip;
+    }
+
+    public Response toResponse(Request request, RegisterOutcome outcome, Instant now)
+            throws ParseException, InvalidArgumentException {
+        if (outcome instanceof Accepted accepted) {
+            return ok(request, accepted.bindings(), now);
+        }
+        return rejection(request, (Rejected) outcome);
+    }
+
+    Response ok(Request request, BindingSet bindings, Instant now) throws ParseException, InvalidArgumentException {
+        Response r = sip.response(Response.OK, request, null);
+        for (Binding b : bindings.targetsAt(now)) {
+            r.addHeader(contact(b, now));
+        }
+        // RFC 3327 §5.3: the registrar echoes the Path it stored.
+        ListIterator<Header> path = request.getHeaders("Path");
+        while (path != null && path.hasNext()) {
+            r.addHeader((Header) path.next().clone());
+        }
+        Calendar date = new GregorianCalendar(TimeZone.getTimeZone("GMT"));
+        date.setTimeInMillis(now.toEpochMilli());
+        r.setHeader(sip.headers().createDateHeader(date));
+        return r;
+    }
+
+    Response rejection(Request request, Rejected rejected) throws ParseException, InvalidArgumentException {
+        Response r = sip.response(rejected.statusCode(), request, rejected.reason());
+        if (rejected.minExpires().isPresent()) {
+            long min = rejected.minExpires().getAsLong();
+            r.setHeader(sip.headers().createMinExpiresHeader((int) Math.min(min, Integer.MAX_VALUE)));
+        }
+        return r;
+    }
+
+    /**
+     * Writes a contact parameter back as it came: a value stored with its
+     * quotes is a quoted-string (like {@code +sip.instance}, RFC 5626 §4.1)
+     * and goes out quoted; an empty value is a flag parameter.
+     */
+    private static void setParameter(ContactHeader c, String name, String value) throws ParseException {
+        if (value.isEmpty()) {
+            c.setParameter(name, null);
+        } else if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+            ((ParametersHeader) c).setQuotedParameter(name, value.substring(1, value.length() - 1));
+        } else {
+            c.setParameter(name, value);
+        }
+    }
+
+    private ContactHeader contact(Binding b, Instant now) throws ParseException, InvalidArgumentException {
+        Address address = sip.addresses().createAddress(sip.addresses().createURI(b.contact()));
+        ContactHeader c = sip.headers().createContactHeader(address);
+        for (Map.Entry<String, String> p : b.params().entrySet()) {
+            setParameter(c, p.getKey(), p.getValue());
+        }
+        if (b.q() != Binding.Q_UNSPECIFIED) {
+            c.setQValue(b.q() / 1000f);
+        }
+        c.setExpires((int) Math.min(b.secondsLeft(now), Integer.MAX_VALUE));
+        return c;
+    }
+}
