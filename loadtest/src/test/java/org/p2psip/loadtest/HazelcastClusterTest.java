@@ -71,12 +71,12 @@ class HazelcastClusterTest {
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             Path callee = work.resolve("callee.csv");
-            Files.write(callee, List.of("SEQUENTIAL", "callee;callee-" + UUID.randomUUID() + ";127.0.0.1:" + uasPort),
+            Files.write(callee, List.of("SEQUENTIAL", "callee;127.0.0.1:" + uasPort),
                     StandardCharsets.ISO_8859_1);
             // The AOR's host is the node the caller will use, so both sides name one AOR.
             Sipp.Result register = Sipp.run(work, Duration.ofSeconds(30),
                     "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", callee.toString(),
-                    "-key", "cseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-key", "regcseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
                     "-rsa", "127.0.0.1:" + sipPorts.get(0), "127.0.0.1:" + sipPorts.get(2));
             assertEquals(0, register.exitCode(), register.toString());
 

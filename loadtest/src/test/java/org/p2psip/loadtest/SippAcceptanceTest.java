@@ -59,14 +59,14 @@ class SippAcceptanceTest {
         rows.add("SEQUENTIAL");
         String run = UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < AORS; i++) {
-            rows.add("user" + i + ";reg-" + run + "-" + i + ";127.0.0.1:" + (20000 + i % 40000));
+            rows.add("user" + i + ";127.0.0.1:" + (20000 + i % 40000));
         }
         Files.write(users, rows, StandardCharsets.ISO_8859_1);
 
         for (int cseq = 1; cseq <= 2; cseq++) {
             Sipp.Result pass = Sipp.run(work, Duration.ofSeconds(180),
                     "-sf", SCENARIOS.resolve("register.xml").toString(),
-                    "-inf", users.toString(), "-key", "cseq", Integer.toString(cseq),
+                    "-inf", users.toString(), "-key", "regcseq", Integer.toString(cseq), "-cid_str", "reg-" + run + "-%u",
                     "-m", Integer.toString(AORS), "-r", "1000", "-l", "2000",
                     "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
                     "127.0.0.1:" + nodePort);
@@ -91,11 +91,11 @@ class SippAcceptanceTest {
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             Path callee = work.resolve("callee.csv");
-            Files.write(callee, List.of("SEQUENTIAL", "callee;callee-reg-" + UUID.randomUUID() + ";127.0.0.1:" + uasPort),
+            Files.write(callee, List.of("SEQUENTIAL", "callee;127.0.0.1:" + uasPort),
                     StandardCharsets.ISO_8859_1);
             Sipp.Result register = Sipp.run(work, Duration.ofSeconds(30),
                     "-sf", SCENARIOS.resolve("register.xml").toString(), "-inf", callee.toString(),
-                    "-key", "cseq", "1", "-m", "1",
+                    "-key", "regcseq", "1", "-m", "1",
                     "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), "127.0.0.1:" + nodePort);
             assertEquals(0, register.exitCode(), register.toString());
 
