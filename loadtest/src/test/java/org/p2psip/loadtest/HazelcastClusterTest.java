@@ -127,7 +127,7 @@ class HazelcastClusterTest {
                 for (String user : batch) {
                     String callId = "fetch-" + user + "-" + UUID.randomUUID();
                     userByCallId.put(callId, user);
-                    fetches.add(Map.entry(survivor, client.register(survivor, user, null, callId, 1, null)));
+                    fetches.add(Map.entry(survivor, client.register(entry, user, null, callId, 1, null)));
                 }
                 Map<String, String> answers = client.exchange(fetches, Duration.ofSeconds(20));
                 for (Map.Entry<String, String> a : answers.entrySet()) {
