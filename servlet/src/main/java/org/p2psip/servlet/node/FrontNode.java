@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sip.IOExceptionEvent;
 import javax.sip.ListeningPoint;
 import javax.sip.SipProvider;
 
@@ -25,7 +26,11 @@ import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.p2psip.servlet.stack.InputCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import gov.nist.javax.sip.EventScanner;
+import gov.nist.javax.sip.EventWrapper;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.address.AddressFactoryImpl;
 import gov.nist.javax.sip.header.HeaderFactoryImpl;
@@ -42,11 +47,13 @@ import gov.nist.javax.sip.message.MessageFactoryImpl;
  */
 public final class FrontNode implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(FrontNode.class);
     private static final long DHT_START_SECONDS = 60;
 
     private final HostPort sipAddress;
     private final String dhtName;
     private final SipStackImpl stack;
+    private final SipProvider provider;
     private final Dht dht;
     private final LocationService locations;
     private final InputCounters counters;
@@ -54,11 +61,13 @@ public final class FrontNode implements AutoCloseable {
     private final ExecutorService completions;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, Dht dht, LocationService locations,
-                      InputCounters counters, String stackName, ExecutorService completions) {
+    private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
+                      LocationService locations, InputCounters counters, String stackName,
+                      ExecutorService completions) {
         this.sipAddress = sipAddress;
         this.dhtName = dhtName;
         this.stack = stack;
+        this.provider = provider;
         this.dht = dht;
         this.locations = locations;
         this.counters = counters;
@@ -115,8 +124,8 @@ public final class FrontNode implements AutoCloseable {
             Proxy proxy = new Proxy(sip, locations, settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, counters));
             stack.start();
-            return new FrontNode(self.hostPort(), backend.name(), stack, dht, locations, counters, stackName,
-                    completions);
+            return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, counters,
+                    stackName, completions);
         } catch (Exception e) {
             if (stack != null) {
                 stack.stop();
@@ -160,11 +169,37 @@ public final class FrontNode implements AutoCloseable {
             return;
         }
         try {
-            stack.stop();
+            EventScanner scanner = stack.getEventScanner();
+            stopStack();
+            if (scanner != null) {
+                // The RI's stop() flags its event thread as stopped but leaves it
+                // blocked on an empty queue, and that thread is not a daemon: it
+                // would keep the JVM alive. One harmless event wakes it to exit.
+                scanner.addEvent(new EventWrapper(
+                        new IOExceptionEvent(provider, sipAddress.host(), sipAddress.port(), ListeningPoint.UDP), null));
+            }
         } finally {
             completions.shutdownNow();
             dht.close();
             InputCounters.unregister(stackName);
+        }
+    }
+
+    /**
+     * Stops the RI's stack, which sleeps a hard-coded second. Its UDP
+     * processor iterates its channel list while the channel threads it
+     * interrupts remove themselves from it, so stop() can die of a
+     * ConcurrentModificationException half-way, before the TCP processor
+     * is closed; a second stop() finishes the remaining processors.
+     */
+    private void stopStack() {
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                stack.stop();
+                return;
+            } catch (RuntimeException e) {
+                LOG.debug("JAIN-SIP stop attempt {} failed: {}", attempt, e.toString());
+            }
         }
     }
 
