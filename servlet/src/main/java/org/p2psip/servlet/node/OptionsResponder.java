@@ -3,7 +3,6 @@ package org.p2psip.servlet.node;
 import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ListIterator;
 
 import javax.sip.ServerTransaction;
 import javax.sip.address.SipURI;
@@ -12,6 +11,7 @@ import javax.sip.header.RequireHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
+import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 
 /**
@@ -41,9 +41,8 @@ final class OptionsResponder {
     void answer(ServerTransaction st, Request request) {
         try {
             List<String> required = new ArrayList<>();
-            ListIterator<Header> it = request.getHeaders(RequireHeader.NAME);
-            while (it != null && it.hasNext()) {
-                String tag = ((RequireHeader) it.next()).getOptionTag();
+            for (Header h : HeaderLists.of(request, RequireHeader.NAME)) {
+                String tag = ((RequireHeader) h).getOptionTag();
                 if (!SUPPORTED.equalsIgnoreCase(tag)) {
                     required.add(tag);
                 }

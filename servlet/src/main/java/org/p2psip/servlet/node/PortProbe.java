@@ -46,7 +46,7 @@ final class PortProbe {
                 throw new NodeStartException("cannot bind " + address.getHostAddress() + ": " + e.getMessage());
             }
             try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(address, port))) {
-                return port;
+                return udp.getLocalPort();
             } catch (IOException e) {
                 // Taken on UDP; try another.
             }

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.ListIterator;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sip.address.URI;
@@ -17,6 +16,7 @@ import javax.sip.header.ToHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
+import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SelfAddress;
 
 /**
@@ -51,9 +51,8 @@ public final class LoopDetection {
     /** Whether {@code received} already passed through here unchanged (482 Loop Detected). */
     public boolean isLoop(Request received) {
         String expected = null;
-        ListIterator<Header> vias = received.getHeaders(ViaHeader.NAME);
-        while (vias != null && vias.hasNext()) {
-            ViaHeader via = (ViaHeader) vias.next();
+        for (Header h : HeaderLists.of(received, ViaHeader.NAME)) {
+            ViaHeader via = (ViaHeader) h;
             String branch = via.getBranch();
             if (branch == null || !branch.startsWith(MARKER) || !self.isSentBy(via.getHost(), via.getPort())) {
                 continue;
@@ -97,9 +96,8 @@ public final class LoopDetection {
     }
 
     private static void appendAll(StringBuilder b, Request r, String name) {
-        ListIterator<Header> it = r.getHeaders(name);
-        while (it != null && it.hasNext()) {
-            b.append(it.next().toString().trim()).append('\n');
+        for (Header h : HeaderLists.of(r, name)) {
+            b.append(h.toString().trim()).append('\n');
         }
     }
 }

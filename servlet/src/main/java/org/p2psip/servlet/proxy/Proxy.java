@@ -4,7 +4,6 @@ import java.text.ParseException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ListIterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +31,7 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.SipUri;
+import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -293,20 +293,12 @@ public final class Proxy {
     }
 
     private static RouteHeader lastRoute(Request r) {
-        RouteHeader last = null;
-        ListIterator<Header> it = r.getHeaders(RouteHeader.NAME);
-        while (it != null && it.hasNext()) {
-            last = (RouteHeader) it.next();
-        }
-        return last;
+        List<Header> routes = HeaderLists.of(r, RouteHeader.NAME);
+        return routes.isEmpty() ? null : (RouteHeader) routes.get(routes.size() - 1);
     }
 
     private static void removeLastRoute(Request r) {
-        List<Header> routes = new ArrayList<>();
-        ListIterator<Header> it = r.getHeaders(RouteHeader.NAME);
-        while (it != null && it.hasNext()) {
-            routes.add(it.next());
-        }
+        List<Header> routes = HeaderLists.of(r, RouteHeader.NAME);
         r.removeHeader(RouteHeader.NAME);
         for (int i = 0; i < routes.size() - 1; i++) {
             r.addHeader(routes.get(i));
@@ -315,9 +307,8 @@ public final class Proxy {
 
     private static List<String> proxyRequire(Request r) {
         List<String> options = new ArrayList<>();
-        ListIterator<Header> it = r.getHeaders(ProxyRequireHeader.NAME);
-        while (it != null && it.hasNext()) {
-            options.add(((ProxyRequireHeader) it.next()).getOptionTag());
+        for (Header h : HeaderLists.of(r, ProxyRequireHeader.NAME)) {
+            options.add(((ProxyRequireHeader) h).getOptionTag());
         }
         return options;
     }

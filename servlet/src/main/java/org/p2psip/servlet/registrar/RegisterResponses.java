@@ -4,7 +4,6 @@ import java.text.ParseException;
 import java.time.Instant;
 import java.util.Calendar;
 import java.util.GregorianCalendar;
-import java.util.ListIterator;
 import java.util.Map;
 import java.util.TimeZone;
 
@@ -20,6 +19,7 @@ import org.p2psip.core.location.BindingSet;
 import org.p2psip.core.location.RegisterOutcome;
 import org.p2psip.core.location.RegisterOutcome.Accepted;
 import org.p2psip.core.location.RegisterOutcome.Rejected;
+import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 
 import gov.nist.javax.sip.header.ParametersHeader;
@@ -52,9 +52,8 @@ public final class RegisterResponses {
             r.addHeader(contact(b, now));
         }
         // RFC 3327 §5.3: the registrar echoes the Path it stored.
-        ListIterator<Header> path = request.getHeaders("Path");
-        while (path != null && path.hasNext()) {
-            r.addHeader((Header) path.next().clone());
+        for (Header path : HeaderLists.of(request, "Path")) {
+            r.addHeader((Header) path.clone());
         }
         Calendar date = new GregorianCalendar(TimeZone.getTimeZone("GMT"));
         date.setTimeInMillis(now.toEpochMilli());

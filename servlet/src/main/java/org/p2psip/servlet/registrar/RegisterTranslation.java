@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.ListIterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -27,6 +26,7 @@ import org.p2psip.core.location.RegisterRequest;
 import org.p2psip.core.location.SipUri;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.BadRequestException;
+import org.p2psip.servlet.sip.HeaderLists;
 
 import gov.nist.core.NameValue;
 import gov.nist.javax.sip.address.AddressImpl;
@@ -107,10 +107,8 @@ public final class RegisterTranslation {
 
     static List<ContactSpec> contacts(Request request) throws BadRequestException {
         List<ContactSpec> specs = new ArrayList<>();
-        ListIterator<Header> it = request.getHeaders(ContactHeader.NAME);
-        while (it != null && it.hasNext()) {
-            ContactHeader contact = (ContactHeader) it.next();
-            specs.add(contact(contact));
+        for (Header h : HeaderLists.of(request, ContactHeader.NAME)) {
+            specs.add(contact((ContactHeader) h));
         }
         return specs;
     }
@@ -175,9 +173,7 @@ public final class RegisterTranslation {
 
     static List<String> path(Request request) {
         List<String> values = new ArrayList<>();
-        ListIterator<Header> it = request.getHeaders("Path");
-        while (it != null && it.hasNext()) {
-            Header h = it.next();
+        for (Header h : HeaderLists.of(request, "Path")) {
             values.add(h instanceof SIPHeader s ? s.getHeaderValue().trim() : valueOf(h));
         }
         return values;

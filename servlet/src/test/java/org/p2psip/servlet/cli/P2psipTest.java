@@ -187,7 +187,7 @@ class P2psipTest {
         for (int i = 0; i < 20; i++) {
             try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                  DatagramSocket d = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()))) {
-                return s.getLocalPort();
+                return d.getLocalPort();
             } catch (java.io.IOException e) {
                 // try another
             }

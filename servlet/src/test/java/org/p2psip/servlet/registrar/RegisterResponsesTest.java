@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ListIterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -27,6 +26,7 @@ import org.p2psip.core.location.BindingSet;
 import org.p2psip.core.location.RegisterOutcome.Accepted;
 import org.p2psip.core.location.RegisterOutcome.Rejected;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.testing.Messages;
 import org.p2psip.servlet.testing.RequestText;
 
@@ -47,9 +47,8 @@ class RegisterResponsesTest {
 
     private static List<ContactHeader> contacts(Response r) {
         List<ContactHeader> out = new ArrayList<>();
-        ListIterator<Header> it = r.getHeaders(ContactHeader.NAME);
-        while (it.hasNext()) {
-            out.add((ContactHeader) it.next());
+        for (Header h : HeaderLists.of(r, ContactHeader.NAME)) {
+            out.add((ContactHeader) h);
         }
         return out;
     }
