@@ -26,8 +26,8 @@ class JainSipLoggingTest {
 
         // Without the install these calls reach org.apache.log4j and throw NoClassDefFoundError.
         assertDoesNotThrow(() -> {
-            riLogger.logError("logged through SLF4J");
-            riLogger.logDebug("debug");
+            riLogger.logDebug("logged through SLF4J, below the configured level");
+            riLogger.logTrace("trace");
             riLogger.isLoggingEnabled(LogLevels.TRACE_DEBUG);
         });
         assertTrue(CommonLogger.legacyLogger instanceof Slf4jStackLogger);
