@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
  * transaction it arrived in, the client transactions of its branches, and
  * the best final response so far.
  *
- * <p>Targets come in groups of equal q, highest first (§16.6 and RFC 3261
- * §16.6 "parallel or sequential"): every target of a group is tried at once;
- * the next group only when the whole group failed without a 2xx or 6xx.
+ * <p>Targets come in groups of equal q, highest first (§16.6, where the
+ * proxy may fork in parallel or in sequence): every target of a group is
+ * tried at once; the next group only when the whole group failed without a
+ * 2xx or 6xx.
  * A 2xx goes upstream immediately and cancels the other INVITE branches;
  * a 6xx cancels them and ends the search; otherwise, once nothing is
  * pending, {@link ResponseChoice} picks what goes upstream. A branch whose
