@@ -35,11 +35,11 @@ class HazelcastClusterTest {
 
     private final List<NodeProcess> nodes = new ArrayList<>();
     private final List<Integer> sipPorts = new ArrayList<>();
+    private int seedOverlay;
 
     @BeforeEach
     void startThreeNodes() throws Exception {
         Sipp.binary();
-        int seedOverlay = 0;
         for (int i = 0; i < 3; i++) {
             int sip = FreePort.udpAndTcp();
             int overlay = FreePort.udpAndTcp();
@@ -87,6 +87,24 @@ class HazelcastClusterTest {
             assertEquals(50, calls.successful(), calls.toString());
         } finally {
             uas.destroy();
+        }
+    }
+
+    @Test
+    void clientNodeKeepsItsBindingsInTheExistingCluster() throws Exception {
+        int clientSip = FreePort.udpAndTcp();
+        try (NodeProcess client = NodeProcess.start("node", "--dht", "hazelcast", "--dht-client",
+                "--sip", "127.0.0.1:" + clientSip, "--bootstrap", "127.0.0.1:" + seedOverlay)) {
+            client.awaitOutput("listening", Duration.ofSeconds(60));
+            String user = "viaclient" + UUID.randomUUID().toString().substring(0, 8);
+            try (SipUdpClient ua = new SipUdpClient()) {
+                String ok = ua.exchange(clientSip, ua.register(clientSip, user,
+                        "sip:" + user + "@127.0.0.1:42000", "client-1", 1, 600));
+                assertEquals(200, SipUdpClient.statusOf(ok), ok);
+                String fetched = ua.exchange(sipPorts.get(1), ua.register(clientSip, user, null,
+                        "client-fetch-" + UUID.randomUUID(), 1, null));
+                assertEquals(List.of("sip:" + user + "@127.0.0.1:42000"), SipUdpClient.contactsOf(fetched), fetched);
+            }
         }
     }
 

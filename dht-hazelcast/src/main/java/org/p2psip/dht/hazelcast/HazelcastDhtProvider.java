@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * {@code --overlay} (exactly that port, no auto-increment), joins the members
  * given by {@code --bootstrap} over TCP-IP (multicast and auto-detection off),
  * and keeps the values in an IMap with {@code --replicas - 1} synchronous
- * backups. With {@code --dht-option client=true} the node instead connects to
+ * backups. With {@code --dht-client} ({@code client=true}) the node instead connects to
  * the {@code --bootstrap} addresses as a Hazelcast client, so the values live
  * in a cluster someone already runs (its members need this jar on their class
  * path for the entry processors; see {@link WireSerializerHook}).
@@ -90,7 +90,7 @@ public final class HazelcastDhtProvider implements DhtProvider {
     private CompletableFuture<Dht> startMember(DhtConfig config, HazelcastOptions options) {
         HostPort overlay = config.overlay().orElseThrow(() -> new DhtException(
                 "the hazelcast backend needs --overlay HOST:PORT for its member to listen on"
-                        + " (or --dht-option client=true to use an existing cluster)"));
+                        + " (or --dht-client to use an existing cluster)"));
         List<HostPort> seeds = config.bootstrap().stream().filter(seed -> !sameAddress(seed, overlay)).toList();
         checkCanListen(overlay);
         Config hz = memberConfig(config, options, overlay, seeds);

@@ -2,7 +2,9 @@ package org.p2psip.servlet.cli;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -59,6 +61,21 @@ final class NodeCommand implements Callable<Integer> {
             description = "Copies of each registration kept in the DHT. Default: ${DEFAULT-VALUE}.")
     int replicas = 1;
 
+    @Option(names = "--cluster-name", paramLabel = "NAME",
+            description = "Name of the DHT cluster to form or join; nodes with another name stay apart "
+                    + "(hazelcast). Default: the backend's own (p2psip).")
+    String clusterName;
+
+    @Option(names = "--dht-client",
+            description = "Connect to an existing cluster at --bootstrap as a client instead of joining it "
+                    + "as a member, so the bindings live in a cluster you already run (hazelcast).")
+    boolean dhtClient;
+
+    @Option(names = "--dht-option", paramLabel = "KEY=VALUE",
+            description = "A backend-specific setting, repeatable; e.g. start-timeout-seconds=15 or any "
+                    + "hazelcast.* property for the hazelcast backend.")
+    Map<String, String> dhtOptions = new LinkedHashMap<>();
+
     @Option(names = "--min-expires", paramLabel = "SECONDS",
             description = "Shortest registration accepted; shorter ones get 423. Default: ${DEFAULT-VALUE}.")
     long minExpires = RegistrarPolicy.DEFAULT.minExpires();
@@ -114,7 +131,14 @@ final class NodeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, policy,
+        Map<String, String> options = new LinkedHashMap<>(dhtOptions);
+        if (clusterName != null) {
+            options.put("cluster-name", clusterName);
+        }
+        if (dhtClient) {
+            options.put("client", "true");
+        }
+        return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC());
     }
 }

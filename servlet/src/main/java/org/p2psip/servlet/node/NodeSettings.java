@@ -20,13 +20,14 @@ import org.p2psip.core.net.HostPort;
  * @param overlay        where the DHT overlay listens, for backends that have one
  * @param bootstrap      existing overlay members to join
  * @param replicas       copies of every registration in the DHT
+ * @param dhtOptions     backend-specific settings ({@code cluster-name}, {@code client}, ...)
  * @param policy         the registrar's expiry and contact limits
  * @param dhtTimeout     how long a SIP transaction waits for the DHT before answering 500
  * @param sipThreads     JAIN-SIP's message-processing threads
  * @param clock          the time every binding expiry is measured against
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
-                           int replicas, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
+                           int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock) {
 
     public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
@@ -40,6 +41,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(dhtTimeout, "dhtTimeout");
         Objects.requireNonNull(clock, "clock");
         bootstrap = List.copyOf(bootstrap);
+        dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be at least 1, not " + replicas);
         }
@@ -53,24 +55,24 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
 
     /** A single node on the {@code local} backend with the default policy. */
     public static NodeSettings local(HostPort sip) {
-        return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, RegistrarPolicy.DEFAULT,
+        return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
-        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, newPolicy, dhtTimeout, sipThreads, clock);
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads, clock);
     }
 
     public NodeSettings withSip(HostPort newSip) {
-        return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, policy, dhtTimeout, sipThreads, clock);
+        return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads, clock);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
-        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, policy, timeout, sipThreads, clock);
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads, clock);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
     DhtConfig dhtConfig(HostPort boundSip) {
-        return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, Map.of());
+        return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, dhtOptions);
     }
 }

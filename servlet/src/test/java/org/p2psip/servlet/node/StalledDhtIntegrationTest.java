@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -26,7 +27,7 @@ class StalledDhtIntegrationTest {
     @BeforeAll
     static void startNode() throws Exception {
         node = FrontNode.start(new NodeSettings(new HostPort("127.0.0.1", 0), StalledDhtProvider.NAME,
-                Optional.empty(), List.of(), 1, RegistrarPolicy.DEFAULT, Duration.ofMillis(300),
+                Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT, Duration.ofMillis(300),
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC()));
     }
 
