@@ -110,7 +110,7 @@ public final class HazelcastDhtProvider implements DhtProvider {
                         + " (unreachable, not accepting members, or not cluster '" + options.clusterName() + "')");
             }
             Peer self = HazelcastDht.peerOf(instance.getCluster().getLocalMember());
-            LOG.info("hazelcast member {} up in cluster '{}' of {} members, {} backup(s) per key", self.id(),
+            LOG.debug("hazelcast member {} up in cluster '{}' of {} members, {} backup(s) per key", self.id(),
                     options.clusterName(), instance.getCluster().getMembers().size(), config.replicas() - 1);
             return new StartedNode(instance, new HazelcastDht(instance, config.clock(), self, config.replicas() - 1));
         });
@@ -146,7 +146,7 @@ public final class HazelcastDhtProvider implements DhtProvider {
                         oneLine(e));
             }
             Peer self = new Peer("client@" + config.sip(), Optional.of(config.sip()));
-            LOG.info("hazelcast client {} connected to cluster '{}' via {}", self.id(), options.clusterName(),
+            LOG.debug("hazelcast client {} connected to cluster '{}' via {}", self.id(), options.clusterName(),
                     target);
             return new StartedNode(instance, new HazelcastDht(instance, config.clock(), self, config.replicas() - 1));
         });
