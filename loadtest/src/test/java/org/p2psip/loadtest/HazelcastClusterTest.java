@@ -3,8 +3,6 @@ package org.p2psip.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,14 +68,8 @@ class HazelcastClusterTest {
         int uasPort = FreePort.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
-            Path callee = work.resolve("callee.csv");
-            Files.write(callee, List.of("SEQUENTIAL", "callee;127.0.0.1:" + uasPort),
-                    StandardCharsets.ISO_8859_1);
-            // The AOR's host is the node the caller will use, so both sides name one AOR.
-            Sipp.Result register = Sipp.run(work, Duration.ofSeconds(30),
-                    "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", callee.toString(),
-                    "-key", "regcseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
-                    "-rsa", "127.0.0.1:" + sipPorts.get(0), "127.0.0.1:" + sipPorts.get(2));
+            Sipp.Result register = Sipp.registerOne(work, "callee", "127.0.0.1:" + uasPort,
+                    "127.0.0.1:" + sipPorts.get(2), "127.0.0.1:" + sipPorts.get(0));
             assertEquals(0, register.exitCode(), register.toString());
 
             Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(90),

@@ -78,6 +78,21 @@ final class Sipp {
                 lastScreen + "\n" + Files.readString(workDir.resolve("sipp-output.log"), StandardCharsets.ISO_8859_1));
     }
 
+    /**
+     * Registers {@code sip:USER@AOR_HOST_PORT} with the contact
+     * {@code sip:USER@CONTACT_HOST_PORT} by one run of {@code sipp/register.xml}
+     * sent to {@code sendTo}; the AOR's host names the node a caller will use.
+     */
+    static Result registerOne(Path workDir, String user, String contactHostPort, String aorHostPort, String sendTo)
+            throws IOException, InterruptedException {
+        Path csv = Files.createTempFile(workDir, "one-user", ".csv");
+        Files.write(csv, List.of("SEQUENTIAL", user + ";" + contactHostPort), StandardCharsets.ISO_8859_1);
+        return run(workDir, Duration.ofSeconds(30),
+                "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
+                "-key", "regcseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                "-rsa", sendTo, aorHostPort);
+    }
+
     private static OptionalLong last(Pattern pattern, String text) {
         Matcher m = pattern.matcher(text);
         OptionalLong found = OptionalLong.empty();

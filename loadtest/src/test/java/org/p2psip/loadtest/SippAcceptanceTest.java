@@ -90,13 +90,8 @@ class SippAcceptanceTest {
         int uasPort = FreePort.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
-            Path callee = work.resolve("callee.csv");
-            Files.write(callee, List.of("SEQUENTIAL", "callee;127.0.0.1:" + uasPort),
-                    StandardCharsets.ISO_8859_1);
-            Sipp.Result register = Sipp.run(work, Duration.ofSeconds(30),
-                    "-sf", SCENARIOS.resolve("register.xml").toString(), "-inf", callee.toString(),
-                    "-key", "regcseq", "1", "-m", "1",
-                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), "127.0.0.1:" + nodePort);
+            Sipp.Result register = Sipp.registerOne(work, "callee", "127.0.0.1:" + uasPort,
+                    "127.0.0.1:" + nodePort, "127.0.0.1:" + nodePort);
             assertEquals(0, register.exitCode(), register.toString());
 
             Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(120),

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.ManualClock;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -32,7 +33,7 @@ class LocationServiceTest {
     private static final AddressOfRecord AOR = AddressOfRecord.parse("sip:alice@atlanta.com");
     private static final HostPort SOURCE = new HostPort("192.0.2.10", 5060);
 
-    private final SettableClock clock = new SettableClock(START);
+    private final ManualClock clock = new ManualClock(START);
     private final Peer owner = new Peer("node-1", Optional.empty());
     private final LocalDht.Store store = new LocalDht.Store(clock, owner);
     private final LocalDht dht = new LocalDht(store, owner, () -> { });
