@@ -1,0 +1,60 @@
+package org.p2psip.servlet.lb;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+import org.p2psip.core.net.HostPort;
+
+/**
+ * How the balancer names itself in the messages it touches: the sent-by of
+ * its Via entries and a branch prefix unique to this balancer address
+ * ({@code z9hG4bK} magic cookie first, RFC 3261 §8.1.1.7), by which it
+ * recognises its own Via in a response (§16.7 item 3 / §18.2.2) and in a
+ * request that has come round again (a loop, §16.3 item 4).
+ *
+ * <p>The instance part is a hash of the advertised address, not a random
+ * number, so a restarted balancer still recognises responses to requests
+ * its predecessor forwarded.
+ *
+ * @param advertised the address written in Via and expected in Route
+ * @param instance   8 hex digits derived from {@code advertised}
+ */
+public record BalancerIdentity(HostPort advertised, String instance) {
+
+    public BalancerIdentity {
+        Objects.requireNonNull(advertised, "advertised");
+        Objects.requireNonNull(instance, "instance");
+    }
+
+    public static BalancerIdentity of(HostPort advertised) {
+        long h = Fnv.hash(advertised.toString());
+        return new BalancerIdentity(advertised, String.format("%08x", (int) (h ^ (h >>> 32))));
+    }
+
+    /** Every branch this balancer writes starts with this. */
+    public String branchPrefix() {
+        return "z9hG4bKlb" + instance + ".";
+    }
+
+    /** Branches of the health checker's OPTIONS start with this. */
+    public String probePrefix() {
+        return branchPrefix() + "hc.";
+    }
+
+    /** To tags of the balancer's own stateless responses start with this (§8.2.6.2). */
+    public String tagPrefix() {
+        return "lb" + instance;
+    }
+
+    /** A complete Via header line for a request forwarded with {@code branchSuffix} and {@code token}. */
+    public byte[] viaLine(String branchSuffix, String token) {
+        String line = "Via: SIP/2.0/UDP " + advertised + ";branch=" + branchPrefix() + branchSuffix
+                + (token == null ? "" : ";lb=" + token) + "\r\n";
+        return line.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Whether host and port (-1: the default 5060) name this balancer. */
+    public boolean isSelf(String host, int port) {
+        return advertised.host().equalsIgnoreCase(host) && advertised.port() == (port < 0 ? 5060 : port);
+    }
+}

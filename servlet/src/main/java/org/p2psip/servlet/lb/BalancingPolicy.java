@@ -1,0 +1,61 @@
+package org.p2psip.servlet.lb;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * How the balancer picks a node for a request. Whatever the policy, ACK,
+ * CANCEL and in-dialog requests are placed by a hash, never by turn, so
+ * they meet the node that holds the INVITE's server transaction (RFC 3261
+ * §9.2, §17.2.3).
+ */
+public enum BalancingPolicy {
+
+    /** New requests take turns over the live nodes. Retransmissions may land on another node. */
+    ROUND_ROBIN("round-robin"),
+
+    /**
+     * Consistent hash of the Call-ID over the live nodes: a transaction,
+     * its retransmissions, its CANCEL and ACK and the whole dialog meet
+     * one node. The default: load spreads evenly however popular one AOR
+     * is, and nothing needs the DHT.
+     */
+    CALL_ID("call-id"),
+
+    /**
+     * Consistent hash of the AOR key the registrar uses ({@code
+     * AddressOfRecord.key()}): REGISTER by its To URI, other requests by
+     * their Request-URI. All updates of one AOR meet one node, so
+     * concurrent REGISTERs for it do not race through the DHT.
+     */
+    AOR("aor");
+
+    private final String flag;
+
+    BalancingPolicy(String flag) {
+        this.flag = flag;
+    }
+
+    /** The name used on the command line. */
+    public String flag() {
+        return flag;
+    }
+
+    /** @throws IllegalArgumentException naming the accepted values */
+    public static BalancingPolicy parse(String text) {
+        String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+        for (BalancingPolicy p : values()) {
+            if (p.flag.equals(t)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("unknown policy '" + text + "' (one of "
+                + Arrays.stream(values()).map(BalancingPolicy::flag).collect(Collectors.joining(", ")) + ")");
+    }
+
+    @Override
+    public String toString() {
+        return flag;
+    }
+}

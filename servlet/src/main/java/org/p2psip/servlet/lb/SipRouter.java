@@ -1,0 +1,259 @@
+package org.p2psip.servlet.lb;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+import org.p2psip.core.net.HostPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+
+/**
+ * The balancer's forwarding logic, stateless as RFC 3261 §16.11 allows.
+ *
+ * <p><b>Requests</b> (§16.6, stateless subset): a request carrying one of
+ * this balancer's own Via entries has come round again and gets 482 (§16.3
+ * item 4) — the balancer never sends a request back to itself; Max-Forwards
+ * 0 gets 483 (§16.3 item 3), otherwise it is decremented, or set to 70 when
+ * absent (§16.6 item 3); a first Route entry naming the balancer is removed
+ * (§16.4); the client's Via gets {@code received} and a filled-in
+ * {@code rport} (§18.2.1, RFC 3581); then the balancer's Via goes on top.
+ * Its branch is a hash of the incoming branch (or, for an RFC 2543 client
+ * without one, of the top Via, Call-ID, CSeq number and Request-URI), so a
+ * retransmission, and the CANCEL or non-2xx ACK of an INVITE, leave with the
+ * same branch as the original (§16.11). Its {@code lb} parameter records
+ * where the response goes ({@link ReturnAddress}). Requests go to the node
+ * over UDP whatever transport the client used; a TCP client still gets its
+ * responses on its own connection. With no node up the answer is 503 with
+ * Retry-After (§21.5.4); an ACK, which has no response, is dropped.
+ *
+ * <p><b>Responses</b> (§16.7 item 3, §18.2.2): the top Via must be this
+ * balancer's, else the response is dropped and counted; it is removed and
+ * the response is sent to the address its {@code lb} parameter names.
+ */
+@Sharable
+public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SipRouter.class);
+    /** IPv4 UDP payload limit; anything larger cannot be sent to a node as one datagram. */
+    static final int MAX_DATAGRAM = 65_507;
+
+    private final BalancerIdentity self;
+    private final NodeSelector selector;
+    private final Egress egress;
+    private final BalancerCounters counters;
+    private final int retryAfterSeconds;
+    private final byte[] branchPrefix;
+
+    public SipRouter(BalancerIdentity self, NodeSelector selector, Egress egress, BalancerCounters counters,
+                     int retryAfterSeconds) {
+        this.self = self;
+        this.selector = selector;
+        this.egress = egress;
+        this.counters = counters;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.branchPrefix = self.branchPrefix().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, SipMessage m) {
+        if (m.request()) {
+            request(m);
+        } else {
+            response(m);
+        }
+    }
+
+    private void request(SipMessage m) {
+        if (cameRoundAgain(m)) {
+            answer(m, 482, "Loop Detected");
+            return;
+        }
+        if (m.isAck() && m.toTag() != null && m.toTag().startsWith(self.tagPrefix())) {
+            // Acknowledges a final response the balancer made itself: it ends here (§17.2.1).
+            return;
+        }
+        if (m.maxForwardsValue() == 0) {
+            answer(m, 483, "Too Many Hops");
+            return;
+        }
+        Optional<NodeSet.Node> node = selector.choose(m);
+        if (node.isEmpty()) {
+            answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfterSeconds);
+            return;
+        }
+        ReturnAddress back = returnAddress(m);
+        byte[] b = m.bytes();
+        MessageEdits edits = new MessageEdits(b, m.startLineStart(), m.end());
+        StringBuilder added = new StringBuilder();
+        added.append(new String(self.viaLine(branch(m), back.token()), StandardCharsets.US_ASCII));
+        if (m.maxForwards() == null) {
+            added.append("Max-Forwards: 70\r\n");
+        }
+        edits.insert(m.startLineEnd(), added.toString().getBytes(StandardCharsets.US_ASCII));
+        if (m.maxForwards() != null) {
+            HeaderSpan mf = m.maxForwards();
+            edits.replace(mf.valueStart(), mf.valueEnd(),
+                    Integer.toString(m.maxForwardsValue() - 1).getBytes(StandardCharsets.US_ASCII));
+        }
+        TopRoute route = m.topRoute();
+        if (route != null && namesSelf(route.uri())) {
+            removeFirst(edits, route.header(), route.nextStart());
+        }
+        markReceived(m, edits);
+        ByteBuf out = edits.toBuffer();
+        if (out.readableBytes() > MAX_DATAGRAM) {
+            out.release();
+            counters.countUndeliverable();
+            return;
+        }
+        counters.countRequestForwarded();
+        egress.toNode(node.get().socket(), out);
+    }
+
+    private void response(SipMessage m) {
+        TopVia via = m.topVia();
+        String branch = via.branch();
+        if (branch == null || !branch.startsWith(self.branchPrefix()) || !self.isSelf(via.host(), via.port())) {
+            counters.countForeignResponse();
+            return;
+        }
+        Optional<ReturnAddress> back = ReturnAddress.parse(via.params().get("lb"));
+        if (back.isEmpty() || (via.nextStart() < 0 && m.vias().size() == 1)) {
+            // Ours but naming no client, or nothing left to route by: not a response to anything forwarded.
+            counters.countForeignResponse();
+            return;
+        }
+        MessageEdits edits = new MessageEdits(m.bytes(), m.startLineStart(), m.end());
+        removeFirst(edits, via.header(), via.nextStart());
+        counters.countResponseForwarded();
+        egress.toClient(back.get(), edits.toBuffer());
+    }
+
+    /** Answers statelessly to where a response would go; ACK gets nothing (§17.1.1.3). */
+    private void answer(SipMessage m, int status, String reason, String... extra) {
+        if (m.isAck()) {
+            counters.countUndeliverable();
+            return;
+        }
+        String tag = self.tagPrefix() + Long.toHexString(Fnv.hash(m.callId() + "/" + m.cseqNumber()));
+        counters.countAnsweredLocally();
+        egress.toClient(returnAddress(m),
+                Unpooled.wrappedBuffer(StatelessResponses.build(m, status, reason, tag, extra)));
+    }
+
+    /**
+     * Where the response goes (§18.2.2): the TCP connection it came on;
+     * for UDP the source address, at the source port when the client asked
+     * for rport (RFC 3581) and else at its sent-by port.
+     */
+    static ReturnAddress returnAddress(SipMessage m) {
+        SipFrame f = m.frame();
+        if (f.transport() == Transport.TCP) {
+            return new ReturnAddress(Transport.TCP, f.sender(), f.connection());
+        }
+        TopVia via = m.topVia();
+        int port = via.rport() ? f.sender().getPort() : via.port() > 0 ? via.port() : 5060;
+        return new ReturnAddress(Transport.UDP, new InetSocketAddress(f.sender().getAddress(), port), 0);
+    }
+
+    /**
+     * The branch suffix, a pure function of what identifies the client
+     * transaction (§16.11, §17.2.3), so retransmissions, CANCEL and non-2xx
+     * ACK reuse it.
+     */
+    static String branch(SipMessage m) {
+        String incoming = m.topVia().branch();
+        long h;
+        if (incoming != null && incoming.startsWith("z9hG4bK")) {
+            // The sent-by is part of the RFC 3261 transaction key too.
+            h = Fnv.hash(incoming + "|" + m.topVia().host() + ":" + m.topVia().port());
+        } else {
+            HeaderSpan top = m.vias().get(0);
+            h = Fnv.hash(new String(m.bytes(), top.valueStart(), top.valueEnd() - top.valueStart(),
+                    StandardCharsets.ISO_8859_1) + "|" + m.callId() + "|" + m.cseqNumber() + "|" + m.requestUri());
+        }
+        return Long.toHexString(h);
+    }
+
+    private boolean cameRoundAgain(SipMessage m) {
+        byte[] b = m.bytes();
+        for (HeaderSpan via : m.vias()) {
+            if (contains(b, via.valueStart(), via.valueEnd(), branchPrefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean namesSelf(String uri) {
+        // sip:host[:port][;params] with no user part: the form a route to a proxy takes.
+        int colon = uri.indexOf(':');
+        if (colon < 0 || uri.indexOf('@') >= 0) {
+            return false;
+        }
+        String rest = uri.substring(colon + 1);
+        int semi = rest.indexOf(';');
+        String hostPort = semi < 0 ? rest : rest.substring(0, semi);
+        try {
+            if (hostPort.lastIndexOf(':') > hostPort.lastIndexOf(']')) {
+                HostPort hp = HostPort.parse(hostPort);
+                return self.isSelf(hp.host(), hp.port());
+            }
+            return self.isSelf(new HostPort(hostPort, 5060).host(), -1);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** §18.2.1: received when the source differs from sent-by, or rport asks for it; rport gets the source port. */
+    private static void markReceived(SipMessage m, MessageEdits edits) {
+        TopVia via = m.topVia();
+        InetSocketAddress source = m.frame().sender();
+        String ip = source.getAddress().getHostAddress();
+        if (via.rportEnd() >= 0) {
+            edits.insert(via.rportEnd(), ("=" + source.getPort()).getBytes(StandardCharsets.US_ASCII));
+        }
+        if ((via.rport() || !ip.equalsIgnoreCase(via.host())) && !via.params().containsKey("received")) {
+            edits.insert(via.parmEnd(), (";received=" + ip).getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    /** Removes the first entry of a comma-separated header line, or the whole line when it is the only one. */
+    private static void removeFirst(MessageEdits edits, HeaderSpan line, int nextStart) {
+        if (nextStart < 0) {
+            edits.delete(line.lineStart(), line.lineEnd());
+        } else {
+            edits.delete(line.valueStart(), nextStart);
+        }
+    }
+
+    private static boolean contains(byte[] b, int from, int to, byte[] needle) {
+        outer:
+        for (int i = from; i <= to - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (b[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("balancer channel {} failed: {}", ctx.channel(), cause.toString());
+        if (ctx.channel() instanceof SocketChannel) {
+            // A broken client connection ends; the shared UDP socket never does.
+            ctx.close();
+        }
+    }
+}

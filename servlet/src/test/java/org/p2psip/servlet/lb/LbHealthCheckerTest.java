@@ -1,0 +1,110 @@
+package org.p2psip.servlet.lb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.p2psip.core.net.HostPort;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+
+class LbHealthCheckerTest {
+
+    private final BalancerIdentity self = BalancerIdentity.of(HostPort.parse("127.0.0.1:5060"));
+    private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"), HostPort.parse("127.0.0.1:5062")));
+    private EmbeddedChannel ch;
+
+    @BeforeEach
+    void start() {
+        ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(new SipParserHandler(new BalancerCounters()),
+                new HealthChecker(nodes, self, Duration.ofSeconds(1), 3));
+        ch.runPendingTasks();
+        ch.runScheduledPendingTasks();
+    }
+
+    @Test
+    void probesEveryNodeWithAnOptionsEachInterval() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        assertEquals(2, probes.size());
+        SipMessage toFirst = probes.get(5061);
+        assertEquals("OPTIONS", toFirst.method());
+        assertEquals("sip:127.0.0.1:5061", toFirst.requestUri());
+        assertTrue(toFirst.topVia().branch().startsWith(self.probePrefix()));
+
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertEquals(2, drainProbes().size(), "a second round one interval later");
+    }
+
+    @Test
+    void threeSilentRoundsTakeANodeOutAndOneAnswerPutsItBack() throws Exception {
+        for (int round = 1; round <= 3; round++) {
+            Map<Integer, SipMessage> probes = drainProbes();
+            answer(probes.get(5062), 200);
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertEquals(round < 3, nodes.isUp(0), "after " + round + " silent rounds");
+        }
+        assertTrue(nodes.isUp(1), "the answering node stays up");
+        assertEquals(List.of(nodes.all().get(1)), nodes.live());
+
+        answer(drainProbes().get(5061), 404);
+        assertTrue(nodes.isUp(0), "any final answer means alive");
+    }
+
+    @Test
+    void anAnswerToAnOlderProbeDoesNotCount() throws Exception {
+        SipMessage first = drainProbes().get(5061);
+        for (int round = 0; round < 3; round++) {
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            drainProbes();
+        }
+        assertFalse(nodes.isUp(0));
+        answer(first, 200);
+        assertFalse(nodes.isUp(0), "a stale answer");
+    }
+
+    @Test
+    void otherTrafficPassesThrough() {
+        SipFrame register = LbText.udp(LbText.register("sip:a@b", "pass"));
+        ch.writeInbound(register);
+        SipMessage m = ch.readInbound();
+        assertSame(register, m.frame());
+        assertNull(ch.readInbound());
+    }
+
+    private Map<Integer, SipMessage> drainProbes() throws Exception {
+        Map<Integer, SipMessage> byPort = new HashMap<>();
+        DatagramPacket p;
+        while ((p = ch.readOutbound()) != null) {
+            byte[] bytes = new byte[p.content().readableBytes()];
+            p.content().readBytes(bytes);
+            p.release();
+            byPort.put(p.recipient().getPort(), SipParser.parse(new SipFrame(bytes, p.recipient(), Transport.UDP, 0)));
+        }
+        return byPort;
+    }
+
+    private void answer(SipMessage probe, int status) {
+        String via = new String(probe.bytes(), probe.vias().get(0).lineStart(),
+                probe.vias().get(0).lineEnd() - probe.vias().get(0).lineStart());
+        String response = "SIP/2.0 " + status + " Whatever\r\n" + via + "From: <sip:lb@x>;tag=1\r\nTo: <sip:n@y>;tag=2\r\n"
+                + "Call-ID: " + probe.callId() + "\r\nCSeq: " + probe.cseqNumber() + " OPTIONS\r\nContent-Length: 0\r\n\r\n";
+        ch.writeInbound(new SipFrame(response.getBytes(), probe.frame().sender(), Transport.UDP, 0));
+        assertNull(ch.readInbound(), "probe answers are consumed");
+    }
+}
