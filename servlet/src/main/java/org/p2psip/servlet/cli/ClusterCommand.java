@@ -1,0 +1,357 @@
+package org.p2psip.servlet.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.p2psip.core.dht.DhtBackends;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.lb.BalancerSettings;
+import org.p2psip.servlet.lb.BalancerStartException;
+import org.p2psip.servlet.lb.BalancingPolicy;
+import org.p2psip.servlet.lb.SipBalancer;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code p2psip cluster}: N node processes and the load balancer in front
+ * of them, on one host, in one command. Node {@code i} (1-based) listens for
+ * SIP on the balancer's port + i and for the overlay on
+ * {@code --overlay-base} + i - 1; the first node starts the overlay and the
+ * others bootstrap from it. Nodes run as separate JVMs with this process's
+ * java binary, class path and JVM flags, so killing one is a real node
+ * failure. Ctrl-C or SIGTERM stops the balancer and SIGTERMs every node.
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false,
+        description = "Start N node processes and the SIP load balancer in front of them: the balancer on --sip, "
+                + "node i on the next ports (SIP port + i) with its overlay on --overlay-base + i - 1. "
+                + "Prints the layout, runs until SIGTERM or Ctrl-C, then stops every process.")
+final class ClusterCommand implements Callable<Integer> {
+
+    /** What a node prints once it answers SIP (NodeCommand's start line). */
+    static final String READY_TEXT = "listening on sip:";
+    private static final Duration NODE_START = Duration.ofSeconds(120);
+    private static final Duration NODE_STOP = Duration.ofSeconds(15);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--dht", required = true, paramLabel = "NAME",
+            description = "DHT backend the nodes share: hazelcast, chord, kademlia (whichever are on the class "
+                    + "path), or local with --nodes 1.")
+    String dht;
+
+    @Option(names = "--nodes", required = true, paramLabel = "N", description = "How many node processes.")
+    int nodeCount;
+
+    @Option(names = "--sip", required = true, paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Where the balancer listens (UDP and TCP); nodes take the following ports.")
+    HostPort sip;
+
+    @Option(names = "--overlay-base", paramLabel = "PORT",
+            description = "Overlay port of the first node; the others take the following ones. Default: ${DEFAULT-VALUE}.")
+    int overlayBase = 7001;
+
+    @Option(names = "--replicas", paramLabel = "N",
+            description = "Copies of each registration kept in the DHT. Default: ${DEFAULT-VALUE}.")
+    int replicas = 1;
+
+    @Option(names = "--policy", paramLabel = "POLICY", converter = LbCommand.PolicyConverter.class,
+            defaultValue = "call-id", description = "The balancer's policy: call-id (default), aor or round-robin.")
+    BalancingPolicy policy;
+
+    @Option(names = "--probe-interval", paramLabel = "MILLIS",
+            description = "How often the balancer probes each node. Default: ${DEFAULT-VALUE}.")
+    long probeIntervalMillis = BalancerSettings.DEFAULT_PROBE_INTERVAL.toMillis();
+
+    @Option(names = "--probe-failures", paramLabel = "N",
+            description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
+    int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
+
+    /** One node process and what it printed. */
+    private record Child(int number, HostPort sip, Optional<HostPort> overlay, Process process,
+                         List<String> output, CompletableFuture<Void> ready) {
+    }
+
+    private final List<Child> children = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private volatile SipBalancer balancer;
+
+    @Override
+    public Integer call() {
+        BalancerSettings lbSettings = validate();
+        PrintWriter out = spec.commandLine().getOut();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stopAll();
+            stopped.countDown();
+        }, "p2psip-cluster-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            checkFree(sip);
+            List<HostPort> nodeAddresses = new ArrayList<>();
+            Child first = spawn(1);
+            awaitReady(List.of(first));
+            for (int i = 2; i <= nodeCount; i++) {
+                spawn(i);
+            }
+            awaitReady(children);
+            for (Child c : children) {
+                nodeAddresses.add(c.sip());
+                out.println("p2psip cluster: node " + c.number() + " pid " + c.process().pid() + " sip:" + c.sip()
+                        + c.overlay().map(o -> " overlay:" + o).orElse("") + " dht=" + dht + " replicas=" + replicas);
+            }
+            balancer = SipBalancer.start(lbSettings);
+            out.println("p2psip cluster: lb pid " + ProcessHandle.current().pid() + " sip:" + balancer.address()
+                    + " (udp, tcp) policy=" + policy + " nodes=" + LbCommand.describe(nodeAddresses));
+            out.println("p2psip cluster ready: " + nodeCount + " node" + (nodeCount == 1 ? "" : "s")
+                    + " behind sip:" + balancer.address());
+            out.flush();
+            watchForExits(out);
+        } catch (StartFailure | BalancerStartException e) {
+            OneLineErrors.print(spec.commandLine(), e.getMessage());
+            stopAll();
+            removeHook(hook);
+            return OneLineErrors.FAILURE;
+        }
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private BalancerSettings validate() {
+        List<String> backends = DhtBackends.names();
+        if (!backends.contains(dht)) {
+            throw new ParameterException(spec.commandLine(), "unknown DHT backend '" + dht + "' (available: "
+                    + String.join(", ", backends) + ")");
+        }
+        if (nodeCount < 1 || nodeCount > 64) {
+            throw new ParameterException(spec.commandLine(), "--nodes must be between 1 and 64");
+        }
+        if ("local".equals(dht) && nodeCount > 1) {
+            throw new ParameterException(spec.commandLine(), "the local backend keeps registrations inside one "
+                    + "node, so it runs only with --nodes 1; pick a shared backend (" + String.join(", ",
+                    backends.stream().filter(b -> !"local".equals(b)).toList()) + ")");
+        }
+        if (sip.port() + nodeCount > 65535) {
+            throw new ParameterException(spec.commandLine(), "--sip port leaves no room for " + nodeCount + " node ports");
+        }
+        if (overlayBase < 1 || overlayBase + nodeCount - 1 > 65535) {
+            throw new ParameterException(spec.commandLine(), "--overlay-base must leave " + nodeCount
+                    + " ports within 1..65535");
+        }
+        if (replicas < 1) {
+            throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
+        }
+        List<HostPort> nodes = new ArrayList<>();
+        for (int i = 1; i <= nodeCount; i++) {
+            nodes.add(nodeSip(i));
+        }
+        try {
+            return new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
+                    BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES, BalancerSettings.DEFAULT_RETRY_AFTER);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private HostPort nodeSip(int number) {
+        return new HostPort(sip.host(), sip.port() + number);
+    }
+
+    private Optional<HostPort> nodeOverlay(int number) {
+        return "local".equals(dht) ? Optional.empty() : Optional.of(new HostPort(sip.host(), overlayBase + number - 1));
+    }
+
+    private Child spawn(int number) throws StartFailure {
+        HostPort nodeSip = nodeSip(number);
+        Optional<HostPort> overlay = nodeOverlay(number);
+        List<String> command = new ArrayList<>(javaCommand());
+        command.addAll(List.of(P2psip.class.getName(), "node", "--dht", dht, "--sip", nodeSip.toString(),
+                "--replicas", Integer.toString(replicas)));
+        overlay.ifPresent(o -> command.addAll(List.of("--overlay", o.toString())));
+        if (number > 1) {
+            nodeOverlay(1).ifPresent(seed -> command.addAll(List.of("--bootstrap", seed.toString())));
+        }
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new StartFailure("cannot start node " + number + ": " + e.getMessage());
+        }
+        Child child = new Child(number, nodeSip, overlay, p, new CopyOnWriteArrayList<>(), new CompletableFuture<>());
+        children.add(child);
+        Thread pump = new Thread(() -> pump(child), "p2psip-cluster-node-" + number);
+        pump.setDaemon(true);
+        pump.start();
+        return child;
+    }
+
+    /** Copies a node's output to stderr, tagged with its number, and notices its start line. */
+    private void pump(Child child) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.process().getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                child.output().add(line);
+                System.err.println("[node " + child.number() + "] " + line);
+                if (line.contains(READY_TEXT)) {
+                    child.ready().complete(null);
+                }
+            }
+        } catch (IOException e) {
+            // The process is gone; its exit is reported below.
+        }
+        child.ready().completeExceptionally(new IllegalStateException("exited"));
+    }
+
+    private void awaitReady(List<Child> starting) throws StartFailure {
+        long deadline = System.nanoTime() + NODE_START.toNanos();
+        for (Child c : starting) {
+            try {
+                c.ready().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new StartFailure("node " + c.number() + " (sip:" + c.sip() + ") did not start within "
+                        + NODE_START.toSeconds() + " s");
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new StartFailure("node " + c.number() + " (sip:" + c.sip() + ") failed to start: " + lastWords(c));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StartFailure("interrupted while starting the nodes");
+            }
+        }
+    }
+
+    /** The node's own one-line error, or how it ended. */
+    private static String lastWords(Child c) {
+        try {
+            c.process().waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (int i = c.output().size() - 1; i >= 0; i--) {
+            String line = c.output().get(i).strip();
+            if (!line.isEmpty()) {
+                return line;
+            }
+        }
+        return c.process().isAlive() ? "no output" : "exited with code " + c.process().exitValue();
+    }
+
+    private void watchForExits(PrintWriter out) {
+        for (Child c : children) {
+            c.process().onExit().thenAccept(p -> {
+                if (!stopping.get()) {
+                    System.err.println("p2psip cluster: node " + c.number() + " (pid " + p.pid() + ", sip:" + c.sip()
+                            + ") exited with code " + p.exitValue() + "; the balancer routes around it");
+                }
+            });
+        }
+    }
+
+    /** Stops the balancer, SIGTERMs every node, and SIGKILLs those that outstay {@link #NODE_STOP}. */
+    private void stopAll() {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
+        SipBalancer lb = balancer;
+        if (lb != null) {
+            lb.close();
+        }
+        for (Child c : children) {
+            c.process().destroy();
+        }
+        long deadline = System.nanoTime() + NODE_STOP.toNanos();
+        for (Child c : children) {
+            try {
+                if (!c.process().waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    c.process().destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                c.process().destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // Already shutting down: the hook runs anyway and finds everything stopped.
+        }
+    }
+
+    /**
+     * This JVM's java binary, its flags (minus a debugger agent, whose port
+     * the children could not share) and its class path.
+     */
+    static List<String> javaCommand() {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!arg.startsWith("-agentlib:jdwp") && !arg.startsWith("-Xrunjdwp")) {
+                command.add(arg);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        return command;
+    }
+
+    /** Fails before any node starts when the balancer's port is taken. */
+    private static void checkFree(HostPort address) throws StartFailure {
+        InetAddress ip;
+        try {
+            ip = InetAddress.getByName(address.host());
+        } catch (UnknownHostException e) {
+            throw new StartFailure("unknown host '" + address.host() + "'");
+        }
+        try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(ip, address.port()))) {
+            udp.getLocalPort();
+        } catch (IOException e) {
+            throw new StartFailure("UDP port " + address + " is already in use");
+        }
+        try (ServerSocket tcp = new ServerSocket()) {
+            tcp.setReuseAddress(true);
+            tcp.bind(new InetSocketAddress(ip, address.port()));
+        } catch (IOException e) {
+            throw new StartFailure("TCP port " + address + " is already in use");
+        }
+    }
+
+    /** A start-up failure with its one-line reason. */
+    private static final class StartFailure extends Exception {
+        StartFailure(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

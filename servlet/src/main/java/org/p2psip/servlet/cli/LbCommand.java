@@ -1,0 +1,110 @@
+package org.p2psip.servlet.cli;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.lb.BalancerSettings;
+import org.p2psip.servlet.lb.BalancerStartException;
+import org.p2psip.servlet.lb.BalancingPolicy;
+import org.p2psip.servlet.lb.SipBalancer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code p2psip lb}: runs the stateless SIP load balancer in front of
+ * running nodes until SIGTERM or Ctrl-C.
+ */
+@Command(name = "lb", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        description = "Run the stateless SIP load balancer (UDP and TCP on one port) in front of P2PSIP nodes. "
+                + "Requests go to a live node chosen by --policy; responses return through the balancer's Via. "
+                + "Nodes are probed with OPTIONS and skipped while they do not answer. Runs until SIGTERM or Ctrl-C.")
+final class LbCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.lb");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--sip", required = true, paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Address clients send SIP to; UDP and TCP share the port.")
+    HostPort sip;
+
+    @Option(names = "--nodes", required = true, paramLabel = "HOST:PORT", split = ",",
+            converter = HostPortConverter.class, description = "The nodes' SIP addresses, comma-separated.")
+    List<HostPort> nodes = new ArrayList<>();
+
+    @Option(names = "--policy", paramLabel = "POLICY", converter = PolicyConverter.class,
+            defaultValue = "call-id",
+            description = "call-id (default: consistent hash of Call-ID, so a transaction, its retransmissions "
+                    + "and its dialog stay on one node and load spreads evenly), aor (consistent hash of the "
+                    + "AOR: REGISTER by To, others by Request-URI) or round-robin.")
+    BalancingPolicy policy;
+
+    @Option(names = "--probe-interval", paramLabel = "MILLIS",
+            description = "How often each node gets an OPTIONS. Default: ${DEFAULT-VALUE}.")
+    long probeIntervalMillis = BalancerSettings.DEFAULT_PROBE_INTERVAL.toMillis();
+
+    @Option(names = "--probe-failures", paramLabel = "N",
+            description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
+    int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
+
+    @Override
+    public Integer call() {
+        BalancerSettings settings;
+        try {
+            settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
+                    BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES, BalancerSettings.DEFAULT_RETRY_AFTER);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        SipBalancer balancer;
+        try {
+            balancer = SipBalancer.start(settings);
+        } catch (BalancerStartException e) {
+            OneLineErrors.print(spec.commandLine(), e.getMessage());
+            return OneLineErrors.FAILURE;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            balancer.close();
+            stopped.countDown();
+        }, "p2psip-lb-shutdown"));
+        LOG.info("p2psip lb listening on sip:{} (udp, tcp) balancing {} policy={}", balancer.address(),
+                describe(nodes), policy);
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    static String describe(List<HostPort> nodes) {
+        return nodes.stream().map(HostPort::toString).collect(Collectors.joining(",", "[", "]"));
+    }
+
+    /** Reads {@code --policy}, naming the accepted values when it is wrong. */
+    static final class PolicyConverter implements ITypeConverter<BalancingPolicy> {
+        @Override
+        public BalancingPolicy convert(String value) {
+            try {
+                return BalancingPolicy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

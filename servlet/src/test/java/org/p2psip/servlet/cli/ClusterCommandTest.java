@@ -1,0 +1,101 @@
+package org.p2psip.servlet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.p2psip.servlet.cli.LbCommandTest.Run;
+
+/** The {@code cluster} command's refusals; starting and stopping real clusters is tested in loadtest. */
+class ClusterCommandTest {
+
+    @Test
+    void helpNamesEveryFlag() {
+        Run r = LbCommandTest.run("cluster", "--help");
+
+        assertEquals(0, r.exit(), r.err());
+        for (String flag : new String[] {"--dht", "--nodes", "--sip", "--overlay-base", "--replicas", "--policy"}) {
+            assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
+        }
+    }
+
+    @Test
+    void localBackendOnlyWithOneNode() {
+        Run r = LbCommandTest.run("cluster", "--dht", "local", "--nodes", "3", "--sip", "127.0.0.1:5060");
+
+        assertNotEquals(0, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--nodes 1"), r.err());
+    }
+
+    @Test
+    void unknownBackendAndBadCountsAreOneLine() {
+        for (String[] args : new String[][] {
+            {"cluster", "--dht", "pastry", "--nodes", "2", "--sip", "127.0.0.1:5060"},
+            {"cluster", "--dht", "local", "--nodes", "0", "--sip", "127.0.0.1:5060"},
+            {"cluster", "--dht", "local", "--nodes", "1", "--sip", "127.0.0.1:65535"},
+            {"cluster", "--dht", "local", "--nodes", "1"},
+        }) {
+            Run r = LbCommandTest.run(args);
+            assertNotEquals(0, r.exit(), String.join(" ", args));
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().startsWith("p2psip cluster: "), r.err());
+        }
+    }
+
+    @Test
+    void busyBalancerPortFailsBeforeAnyNodeStarts() throws Exception {
+        try (DatagramSocket taken = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            Run r = LbCommandTest.run("cluster", "--dht", "local", "--nodes", "1",
+                    "--sip", "127.0.0.1:" + taken.getLocalPort());
+
+            assertEquals(OneLineErrors.FAILURE, r.exit());
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("in use"), r.err());
+        }
+    }
+
+    /** The node process cannot bind its port: the cluster reports the node's own one-line error and exits 1. */
+    @Test
+    @Timeout(60)
+    void aNodeThatFailsToStartFailsTheClusterWithItsError() throws Exception {
+        int lbPort = freePortWithBusySuccessor();
+        try (ServerSocket nodePortTaken = new ServerSocket()) {
+            nodePortTaken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), lbPort + 1));
+            Run r = LbCommandTest.run("cluster", "--dht", "local", "--nodes", "1", "--sip", "127.0.0.1:" + lbPort);
+
+            assertEquals(OneLineErrors.FAILURE, r.exit(), r.out() + r.err());
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("node 1") && r.err().contains("in use"), r.err());
+        }
+    }
+
+    /** A port free on UDP and TCP whose next port is free on TCP too (the test takes it). */
+    private static int freePortWithBusySuccessor() throws Exception {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port;
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                port = probe.getLocalPort();
+            }
+            if (port >= 65534) {
+                continue;
+            }
+            try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                 ServerSocket next = new ServerSocket()) {
+                next.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + 1));
+                return port;
+            } catch (java.io.IOException busy) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no suitable port pair on 127.0.0.1");
+    }
+}

@@ -1,0 +1,88 @@
+package org.p2psip.servlet.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import picocli.CommandLine;
+
+class LbCommandTest {
+
+    record Run(int exit, String out, String err) {
+        List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    static Run run(String... args) {
+        CommandLine cl = P2psip.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void helpNamesEveryFlagAndExitsZero() {
+        Run r = run("lb", "--help");
+
+        assertEquals(0, r.exit(), r.err());
+        for (String flag : new String[] {"--sip", "--nodes", "--policy", "--probe-interval", "--probe-failures"}) {
+            assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
+        }
+    }
+
+    @Test
+    void badPolicyIsOneLineNamingTheChoices() {
+        Run r = run("lb", "--sip", "127.0.0.1:5060", "--nodes", "127.0.0.1:5061", "--policy", "random");
+
+        assertNotEquals(0, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("round-robin") && r.err().contains("call-id") && r.err().contains("aor"), r.err());
+    }
+
+    @Test
+    void missingNodesOrBadAddressIsOneLine() {
+        for (String[] args : new String[][] {
+            {"lb", "--sip", "127.0.0.1:5060"},
+            {"lb", "--sip", "127.0.0.1:5060", "--nodes", "127.0.0.1"},
+            {"lb", "--sip", "127.0.0.1:5060", "--nodes", "127.0.0.1:5061", "--probe-failures", "0"},
+        }) {
+            Run r = run(args);
+            assertNotEquals(0, r.exit(), String.join(" ", args));
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().startsWith("p2psip lb: "), r.err());
+        }
+    }
+
+    @Test
+    void busyPortIsOneLineAndExitOne() throws Exception {
+        try (DatagramSocket taken = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            Run r = run("lb", "--sip", "127.0.0.1:" + taken.getLocalPort(), "--nodes", "127.0.0.1:5999");
+
+            assertEquals(OneLineErrors.FAILURE, r.exit());
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("in use"), r.err());
+        }
+    }
+
+    @Test
+    void aNodeAtTheBalancersOwnAddressIsRefused() {
+        Run r = run("lb", "--sip", "127.0.0.1:5998", "--nodes", "127.0.0.1:5997,127.0.0.1:5998");
+
+        assertEquals(OneLineErrors.FAILURE, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("own address"), r.err());
+    }
+}
