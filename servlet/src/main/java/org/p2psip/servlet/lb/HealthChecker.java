@@ -1,7 +1,10 @@
 package org.p2psip.servlet.lb;
 
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -16,10 +19,15 @@ import io.netty.util.concurrent.ScheduledFuture;
 /**
  * Keeps {@link NodeSet} honest: every interval it sends each node an
  * OPTIONS (RFC 3261 §11, the usual SIP liveness ping) from the balancer's
- * UDP socket. A probe still unanswered when the next one is due counts as a
+ * UDP socket. A round in which nothing was heard from a node counts as a
  * failure; after {@code failuresToDown} consecutive failures the node is
- * taken out, and the first answer puts it back. Any final response counts as
- * an answer — the node is alive enough to speak SIP.
+ * taken out, and the next sign of life puts it back. Signs of life are a
+ * final response to any probe — the node is alive enough to speak SIP —
+ * and any response the node sends through the balancer: a node answering a
+ * thousand requests a second is alive even if its answer to one OPTIONS is
+ * slower than the interval, and must not be taken out just because it is
+ * busy (which would hand its load to the others, and then take them out
+ * too).
  *
  * <p>It sits in the UDP pipeline before the router and takes the answers to
  * its probes (recognised by their branch) out of the stream. All its state
@@ -34,7 +42,9 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private final BalancerIdentity self;
     private final long intervalMillis;
     private final int failuresToDown;
-    private final long[] outstanding;
+    private final Map<InetSocketAddress, Integer> byAddress = new HashMap<>();
+    private final boolean[] probed;
+    private final boolean[] heard;
     private final int[] failures;
     private int sequence;
     private ScheduledFuture<?> timer;
@@ -47,8 +57,12 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         this.self = self;
         this.intervalMillis = interval.toMillis();
         this.failuresToDown = failuresToDown;
-        this.outstanding = new long[nodes.all().size()];
+        this.probed = new boolean[nodes.all().size()];
+        this.heard = new boolean[nodes.all().size()];
         this.failures = new int[nodes.all().size()];
+        for (NodeSet.Node n : nodes.all()) {
+            byAddress.putIfAbsent(n.socket(), n.index());
+        }
     }
 
     @Override
@@ -77,12 +91,18 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof SipMessage m && !m.request() && m.topVia().branch() != null
-                && m.topVia().branch().startsWith(self.probePrefix())) {
-            if (m.status() >= 200) {
-                answered(m.topVia().branch().substring(self.probePrefix().length()));
+        if (msg instanceof SipMessage m && !m.request()) {
+            String branch = m.topVia().branch();
+            if (branch != null && branch.startsWith(self.probePrefix())) {
+                if (m.status() >= 200) {
+                    answered(branch.substring(self.probePrefix().length()));
+                }
+                return;
             }
-            return;
+            Integer node = byAddress.get(m.frame().sender());
+            if (node != null) {
+                heard(node);
+            }
         }
         ctx.fireChannelRead(msg);
     }
@@ -103,11 +123,12 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private void probe(ChannelHandlerContext ctx) {
         for (NodeSet.Node node : nodes.all()) {
             int i = node.index();
-            if (outstanding[i] != 0 && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
-                LOG.warn("node {} is down: {} probes unanswered", node.address(), failures[i]);
+            if (probed[i] && !heard[i] && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
+                LOG.warn("node {} is down: nothing heard for {} probe intervals", node.address(), failures[i]);
             }
+            heard[i] = false;
+            probed[i] = true;
             sequence = sequence == Integer.MAX_VALUE ? 1 : sequence + 1;
-            outstanding[i] = sequence;
             ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(options(node, sequence)), node.socket()));
         }
     }
@@ -118,18 +139,18 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             return;
         }
         int index;
-        long seq;
         try {
             index = Integer.parseInt(probe.substring(0, dot));
-            seq = Long.parseLong(probe.substring(dot + 1));
         } catch (NumberFormatException e) {
             return;
         }
-        // Only the latest probe counts: an answer that arrives a round late does not hide a failure.
-        if (index < 0 || index >= outstanding.length || outstanding[index] != seq) {
-            return;
+        if (index >= 0 && index < heard.length) {
+            heard(index);
         }
-        outstanding[index] = 0;
+    }
+
+    private void heard(int index) {
+        heard[index] = true;
         failures[index] = 0;
         if (nodes.markUp(index)) {
             LOG.info("node {} is up again", nodes.all().get(index).address());
