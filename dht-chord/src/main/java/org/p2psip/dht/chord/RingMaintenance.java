@@ -1,0 +1,301 @@
+package org.p2psip.dht.chord;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+/**
+ * Drives one node's {@link RingState} through Zave's operations by asking
+ * other nodes over a {@link RingRpc}: join, stabilize, rectify (on notify),
+ * fix-fingers, check-predecessor, and iterative lookups that count their
+ * hops. Every touch of the state runs on {@code stateExecutor} (the node's
+ * owner thread; a direct executor in the simulation), so the state needs no
+ * locks. A node that does not answer is treated as dead and forgotten.
+ */
+public final class RingMaintenance {
+
+    /** A lookup gives up after this many hops; a healthy ring needs about log2 N. */
+    private static final int MAX_HOPS = 64;
+    /** Silent nodes a lookup steps round before it gives up. */
+    private static final int MAX_DEAD = 8;
+
+    private final RingState state;
+    private final RingRpc rpc;
+    private final Executor stateExecutor;
+    private volatile Consumer<RingState> onChange = s -> { };
+
+    public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor) {
+        this.state = state;
+        this.rpc = rpc;
+        this.stateExecutor = stateExecutor;
+    }
+
+    public RingState state() {
+        return state;
+    }
+
+    /** Called on the state executor whenever the predecessor or successor list changed. */
+    public void onChange(Consumer<RingState> listener) {
+        this.onChange = listener;
+    }
+
+    /**
+     * Join through a member: look up this node's id from {@code member}, then
+     * take the owner (this node's successor-to-be) and its successor list.
+     * Fails if the member cannot be reached or the id is taken.
+     */
+    public CompletableFuture<Void> join(NodeRef member) {
+        return new Lookup(state.self().id()).step(member).thenCompose(found -> {
+            NodeRef succ = found.owner();
+            if (succ.equals(state.self())) {
+                throw new CompletionException(new IllegalStateException("no ring member answered the join"));
+            }
+            if (succ.id().equals(state.self().id())) {
+                throw new CompletionException(new IllegalStateException("node id " + succ.id().toString(16)
+                        + " is already taken by " + succ.overlay()));
+            }
+            List<NodeRef> candidates = new java.util.ArrayList<>();
+            candidates.add(succ);
+            candidates.addAll(found.successors());
+            return joinVia(candidates, 0);
+        });
+    }
+
+    /** The answer's owner may have died since; its successors stand in, as stabilize would find. */
+    private CompletableFuture<Void> joinVia(List<NodeRef> candidates, int i) {
+        if (i >= candidates.size() || candidates.get(i).equals(state.self())) {
+            return CompletableFuture.failedFuture(new IllegalStateException("no successor answered the join"));
+        }
+        NodeRef succ = candidates.get(i);
+        return rpc.neighbours(succ).handleAsync((nb, e) -> {
+            if (e != null) {
+                return joinVia(candidates, i + 1);
+            }
+            state.join(succ, nb.successors());
+            changed();
+            return CompletableFuture.<Void>completedFuture(null);
+        }, stateExecutor).thenCompose(f -> f);
+    }
+
+    /** Stabilize once; never fails (a dead successor is dropped instead). */
+    public CompletableFuture<Void> stabilize() {
+        return onState(() -> {
+            NodeRef succ = state.successor();
+            return neighboursOf(succ).handleAsync((nb, error) -> {
+                if (error != null) {
+                    state.forget(succ);
+                    changed();
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                Optional<NodeRef> p = nb.predecessor();
+                if (p.isPresent() && state.shouldAdopt(p.get())) {
+                    NodeRef candidate = p.get();
+                    return neighboursOf(candidate).handleAsync((cnb, cerr) -> {
+                        if (cerr == null) {
+                            adopt(candidate, cnb.successors());
+                        } else {
+                            adopt(succ, nb.successors());
+                        }
+                        return notifySuccessor();
+                    }, stateExecutor).thenCompose(f -> f);
+                }
+                adopt(succ, nb.successors());
+                return notifySuccessor();
+            }, stateExecutor).thenCompose(f -> f);
+        });
+    }
+
+    private void adopt(NodeRef succ, List<NodeRef> list) {
+        // The successor's list as seen from here: if it is this node's own list echoed back, fine.
+        if (state.adoptSuccessor(succ, list)) {
+            changed();
+        }
+    }
+
+    private CompletableFuture<Void> notifySuccessor() {
+        NodeRef succ = state.successor();
+        if (succ.equals(state.self())) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return rpc.notify(succ, state.self()).handleAsync((v, e) -> {
+            if (e != null) {
+                state.forget(succ);
+                changed();
+            }
+            return null;
+        }, stateExecutor);
+    }
+
+    /**
+     * Rectify, on being notified by {@code candidate}: adopt it as
+     * predecessor when it is closer than the current one, or when the current
+     * one does not answer a ping.
+     */
+    public CompletableFuture<Void> notified(NodeRef candidate) {
+        return onState(() -> {
+            if (!state.rectifyNeedsLivenessCheck(candidate)) {
+                if (state.rectify(candidate, true)) {
+                    changed();
+                }
+                return CompletableFuture.completedFuture(null);
+            }
+            NodeRef old = state.predecessor().orElseThrow();
+            return rpc.ping(old).handleAsync((v, e) -> {
+                if (state.predecessor().map(old::equals).orElse(false) && state.rectify(candidate, e == null)) {
+                    changed();
+                }
+                return null;
+            }, stateExecutor);
+        });
+    }
+
+    /** Forgets the predecessor if it does not answer, so ownership follows a crash. */
+    public CompletableFuture<Void> checkPredecessor() {
+        return onState(() -> {
+            Optional<NodeRef> pred = state.predecessor();
+            if (pred.isEmpty() || pred.get().equals(state.self())) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return rpc.ping(pred.get()).handleAsync((v, e) -> {
+                if (e != null && state.predecessor().equals(pred)) {
+                    state.predecessorFailed();
+                    changed();
+                }
+                return null;
+            }, stateExecutor);
+        });
+    }
+
+    /** Fix-fingers: refreshes the next stale finger (and the later ones its answer covers). */
+    public CompletableFuture<Void> fixFinger() {
+        return onState(() -> {
+            int i = state.nextFingerToFix();
+            BigInteger start = state.space().fingerStart(state.self().id(), i);
+            return lookup(start).handleAsync((found, e) -> {
+                if (e == null) {
+                    state.setFinger(i, found.owner());
+                }
+                return null;
+            }, stateExecutor);
+        });
+    }
+
+    /** Fills every finger: about log2 N lookups thanks to {@link RingState#setFinger}'s covering rule. */
+    public CompletableFuture<Void> fixAllFingers() {
+        return onState(() -> fixFrom(0));
+    }
+
+    private CompletableFuture<Void> fixFrom(int i) {
+        if (i >= state.space().bits()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        BigInteger start = state.space().fingerStart(state.self().id(), i);
+        return lookup(start).handleAsync((found, e) -> {
+            int next = e == null ? state.setFinger(i, found.owner()) : i + 1;
+            return next <= i ? CompletableFuture.<Void>completedFuture(null) : fixFrom(next);
+        }, stateExecutor).thenCompose(f -> f);
+    }
+
+    /** Finds the owner of {@code id}, starting at this node, counting remote nodes asked. */
+    public CompletableFuture<LookupResult> lookup(BigInteger id) {
+        return onState(() -> new Lookup(id).step(state.self()));
+    }
+
+    /** The state of one iterative lookup: where it is, who answered last, who did not answer. */
+    private final class Lookup {
+        final BigInteger id;
+        final java.util.Set<NodeRef> dead = new java.util.HashSet<>();
+        int hops;
+        NodeRef previous;
+        List<NodeRef> previousSuccessors = List.of();
+
+        Lookup(BigInteger id) {
+            this.id = id;
+        }
+
+        CompletableFuture<LookupResult> step(NodeRef at) {
+            if (hops > MAX_HOPS || dead.size() > MAX_DEAD) {
+                return CompletableFuture.failedFuture(new IllegalStateException("lookup of " + id.toString(16)
+                        + " gave up after " + hops + " hops and " + dead.size() + " silent nodes"));
+            }
+            boolean local = at.equals(state.self());
+            CompletableFuture<HopReply> ask = local ? CompletableFuture.completedFuture(state.nextHop(id))
+                    : rpc.nextHop(at, id);
+            if (!local) {
+                hops++;
+            }
+            return ask.handleAsync((reply, error) -> {
+                if (error != null) {
+                    dead.add(at);
+                    state.forget(at);
+                    return detour(unwrap(error));
+                }
+                if (reply.done()) {
+                    if (!dead.contains(reply.node())) {
+                        return CompletableFuture.completedFuture(new LookupResult(reply.node(),
+                                reply.successors().stream().filter(n -> !dead.contains(n)).toList(), hops));
+                    }
+                    previous = at;
+                    previousSuccessors = reply.successors();
+                    return detour(new IllegalStateException("the owner found is dead"));
+                }
+                previous = at;
+                previousSuccessors = reply.successors();
+                if (reply.node().equals(at) || dead.contains(reply.node())) {
+                    return detour(new IllegalStateException(at + " offered no live next hop"));
+                }
+                return step(reply.node());
+            }, stateExecutor).thenCompose(f -> f);
+        }
+
+        /**
+         * The next hop did not answer: continue from the last answering node's
+         * successor list, which either holds a node still closer to the key or
+         * the key's live owner (the first live successor past the key).
+         */
+        CompletableFuture<LookupResult> detour(Throwable why) {
+            if (previous == null) {
+                return CompletableFuture.failedFuture(why);
+            }
+            IdSpace space = state.space();
+            NodeRef closer = null;
+            List<NodeRef> live = previousSuccessors.stream().filter(n -> !dead.contains(n)).toList();
+            for (int i = 0; i < live.size(); i++) {
+                NodeRef n = live.get(i);
+                if (space.betweenOpen(previous.id(), n.id(), id) && !n.id().equals(id)) {
+                    closer = n;
+                } else {
+                    if (closer != null) {
+                        break;
+                    }
+                    return CompletableFuture.completedFuture(new LookupResult(n, live.subList(i + 1, live.size()),
+                            hops));
+                }
+            }
+            if (closer == null) {
+                return CompletableFuture.failedFuture(why);
+            }
+            return step(closer);
+        }
+    }
+
+    private CompletableFuture<Neighbours> neighboursOf(NodeRef node) {
+        return node.equals(state.self()) ? CompletableFuture.completedFuture(state.neighbours()) : rpc.neighbours(node);
+    }
+
+    private <T> CompletableFuture<T> onState(java.util.function.Supplier<CompletableFuture<T>> action) {
+        return CompletableFuture.supplyAsync(action, stateExecutor).thenCompose(f -> f);
+    }
+
+    private void changed() {
+        onChange.accept(state);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+}

@@ -1,0 +1,25 @@
+package org.p2psip.dht.chord;
+
+import java.math.BigInteger;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The ring-maintenance messages, one typed method each. A failed future
+ * means the node did not answer; the protocol treats that as the node being
+ * dead. Implemented over the Netty overlay ({@link ChordClient}) and in
+ * memory ({@link SimulatedNetwork}).
+ */
+public interface RingRpc {
+
+    /** Asks {@code at} for the next step towards the owner of {@code id}. */
+    CompletableFuture<HopReply> nextHop(NodeRef at, BigInteger id);
+
+    /** Asks {@code at} for its predecessor and successor list (stabilize). */
+    CompletableFuture<Neighbours> neighbours(NodeRef at);
+
+    /** Tells {@code at} that {@code candidate} may be its predecessor (notify). */
+    CompletableFuture<Void> notify(NodeRef at, NodeRef candidate);
+
+    /** Completes if {@code at} is alive. */
+    CompletableFuture<Void> ping(NodeRef at);
+}
