@@ -1,0 +1,89 @@
+package org.p2psip.loadtest.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.node.FrontNode;
+import org.p2psip.servlet.node.NodeSettings;
+
+/**
+ * Every scenario against a real in-process front node (local backend,
+ * 127.0.0.1) at a modest rate: all flows must succeed, and what the node
+ * stored must be what the generator registered.
+ */
+@Timeout(120)
+class LoadRunNodeTest {
+
+    private static FrontNode node;
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0)));
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    private static LoadSpec spec(Scenario scenario, int count) {
+        return LoadSpec.of(scenario, node.sipAddress()).withRate(500).withCount(count)
+                .withDuration(Duration.ofSeconds(30)).withThreads(2).withAors(20).withSetupRate(1000);
+    }
+
+    private static void assertAllSucceeded(LoadReport r, long count) {
+        assertEquals(Map.of(), r.failures(), r.summary());
+        assertEquals(count, r.attempted(), r.summary());
+        assertEquals(count, r.succeeded(), r.summary());
+        assertTrue(r.p50Millis() > 0 && r.p50Millis() <= r.p99Millis() && r.p99Millis() <= r.maxMillis(), r.summary());
+    }
+
+    @Test
+    void registerOverUdpBindsEveryAor() {
+        LoadReport r = LoadRun.run(spec(Scenario.REGISTER, 1000));
+        assertAllSucceeded(r, 1000);
+        assertTrue(r.achievedRate() > 400 && r.achievedRate() < 600, r.summary());
+    }
+
+    @Test
+    void registerOverTcp() {
+        assertAllSucceeded(LoadRun.run(spec(Scenario.REGISTER, 500).withTransport(BenchTransport.TCP)), 500);
+    }
+
+    @Test
+    void reregisterRefreshesWithAHigherCseq() {
+        assertAllSucceeded(LoadRun.run(spec(Scenario.REREGISTER, 500)), 500);
+    }
+
+    @Test
+    void callsCompleteThroughTheNode() {
+        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 300)), 300);
+    }
+
+    /**
+     * The generator's side of a call over TCP: INVITE, ACK and BYE on its
+     * connection to the node. The node reaches the UAS over UDP here: the
+     * node's own TCP connections towards a UAS lose requests (see the
+     * issue note), which is the node's to fix, not the generator's.
+     */
+    @Test
+    void callsOverTcp() {
+        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 200).withTransport(BenchTransport.TCP)
+                .withUasTransport(BenchTransport.UDP)), 200);
+    }
+
+    @Test
+    void messagesReachTheUasThroughALookup() {
+        assertAllSucceeded(LoadRun.run(spec(Scenario.MESSAGE, 500)), 500);
+    }
+}
