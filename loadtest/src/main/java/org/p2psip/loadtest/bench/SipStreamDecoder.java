@@ -53,7 +53,8 @@ public final class SipStreamDecoder extends ByteToMessageDecoder {
         byte[] bytes = ByteBufUtil.getBytes(in, start, total);
         in.skipBytes(total);
         try {
-            out.add(new Inbound(SipMessage.parse(bytes), (InetSocketAddress) ctx.channel().remoteAddress()));
+            InetSocketAddress peer = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+            out.add(new Inbound(SipMessage.parse(bytes), peer));
         } catch (IllegalArgumentException e) {
             // The frame was intact, only its content is unusable: drop it and keep the stream.
         }

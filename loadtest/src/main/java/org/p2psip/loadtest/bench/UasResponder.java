@@ -55,8 +55,8 @@ public final class UasResponder extends SimpleChannelInboundHandler<Inbound> {
         InetSocketAddress to = responseAddress(m.vias().get(0), in.sender());
         if (self == null) {
             // The socket's own address is known once bound, which is after the pipeline is built.
-            InetSocketAddress local = (InetSocketAddress) ctx.channel().localAddress();
-            self = Sockets.hostPort(local.getAddress(), local.getPort());
+            self = ctx.channel().localAddress() instanceof InetSocketAddress local
+                    ? Sockets.hostPort(local.getAddress(), local.getPort()) : "127.0.0.1";
         }
         for (byte[] response : answer(m, self)) {
             ctx.write(new Outgoing(m.method(), m.topBranch(), response, to));

@@ -1,0 +1,207 @@
+package org.p2psip.loadtest.bench;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import org.p2psip.core.net.HostPort;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code p2psip bench register|reregister|call|message}: one scenario
+ * against a target, at a fixed rate or searching for the highest rate the
+ * target sustains. Prints a one-line summary (or one JSON object with
+ * {@code --json}); shows a progress bar only on a terminal.
+ */
+@Command(mixinStandardHelpOptions = true, sortOptions = false,
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:every request succeeded (with --max-rate: some rate held)",
+            "1:the run could not start or finish (unreachable target, busy port ...)",
+            "2:bad flags",
+            "3:the run finished but some requests failed (with --max-rate: no rate held)"})
+final class ScenarioCommand implements Callable<Integer> {
+
+    static final int SOME_FAILED = 3;
+
+    private final Scenario scenario;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--target", required = true, paramLabel = "HOST:PORT", converter = TargetConverter.class,
+            description = "The node or balancer to load. All traffic goes there.")
+    HostPort target;
+
+    @Option(names = "--transport", paramLabel = "udp|tcp", defaultValue = "udp",
+            description = "Transport to the target. UDP requests are retransmitted on RFC 3261 timers; "
+                    + "TCP uses one connection per thread. Default: ${DEFAULT-VALUE}.")
+    String transport;
+
+    @Option(names = "--rate", paramLabel = "N",
+            description = "Requests (calls, for call) started per second, open loop: they go out on schedule "
+                    + "whether or not earlier ones were answered. Default: 1000.")
+    Double rate;
+
+    @Option(names = "--max-rate",
+            description = "Instead of one rate, search for the highest rate at which at least 99.9 %% of requests "
+                    + "succeed and p99 latency stays within --p99-bound-ms: raise the rate step by step "
+                    + "(x1.5 from --start-rate), then narrow down between the last rate that held and the "
+                    + "first that failed.")
+    boolean maxRate;
+
+    @Option(names = "--start-rate", paramLabel = "N", defaultValue = "500",
+            description = "With --max-rate: the first rate tried. Default: ${DEFAULT-VALUE}.")
+    double startRate;
+
+    @Option(names = "--step-duration", paramLabel = "SECONDS", defaultValue = "5",
+            description = "With --max-rate: how long each step sends. Default: ${DEFAULT-VALUE}.")
+    long stepSeconds;
+
+    @Option(names = "--p99-bound-ms", paramLabel = "MS", defaultValue = "200",
+            description = "With --max-rate: the highest p99 latency a step may show and still hold. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    double p99Bound;
+
+    @Option(names = "--count", paramLabel = "N",
+            description = "Most requests sent: 150,000 distinct AORs by default, as in the P2PSIP paper. "
+                    + "With --max-rate the budget of the whole search (default 2,000,000).")
+    Long count;
+
+    @Option(names = "--duration", paramLabel = "SECONDS",
+            description = "Longest sending time; the run then waits at most 64*T1 for answers. "
+                    + "Default: 600; with --max-rate the budget of the whole search (default 300).")
+    Long durationSeconds;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "Sending threads, each with its own socket. Default: ${DEFAULT-VALUE}.")
+    int threads = LoadSpec.of(Scenario.REGISTER, new HostPort("127.0.0.1", 5060)).threads();
+
+    @Option(names = "--aors", paramLabel = "N", defaultValue = "1000",
+            description = "call, message: how many AORs the built-in UAS registers before the run; each "
+                    + "request goes to one of them. Default: ${DEFAULT-VALUE}.")
+    int aors;
+
+    @Option(names = "--setup-rate", paramLabel = "N", defaultValue = "2000",
+            description = "Rate of the unmeasured registrations before the run (the UAS's AORs; reregister's "
+                    + "first pass). Default: ${DEFAULT-VALUE}.")
+    double setupRate;
+
+    @Option(names = "--uas-transport", paramLabel = "udp|tcp",
+            description = "call, message: how the target reaches the built-in UAS. Default: --transport.")
+    String uasTransport;
+
+    @Option(names = "--local", paramLabel = "HOST",
+            description = "Local address to send from and to write in Via and Contact. "
+                    + "Default: the one that routes to the target.")
+    String local;
+
+    @Option(names = "--domain", paramLabel = "HOST[:PORT]",
+            description = "Domain of the AORs (sip:user@DOMAIN). Default: the target's HOST:PORT.")
+    String domain;
+
+    @Option(names = "--t1-ms", paramLabel = "MS", defaultValue = "500",
+            description = "RFC 3261 T1: first retransmission interval over UDP; timeouts are 64*T1. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long t1Millis;
+
+    @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "200000",
+            description = "Most requests awaiting an answer at once; one due beyond that is not sent and "
+                    + "counts as failed (in-flight-limit). Default: ${DEFAULT-VALUE}.")
+    int maxInFlight;
+
+    @Option(names = "--json", description = "Print one JSON object instead of the summary line.")
+    boolean json;
+
+    ScenarioCommand(Scenario scenario) {
+        this.scenario = scenario;
+    }
+
+    /** The subcommand for {@code scenario}, with its name and description. */
+    static CommandLine commandLine(Scenario scenario, String description) {
+        CommandLine cl = new CommandLine(new ScenarioCommand(scenario));
+        cl.getCommandSpec().name(scenario.label());
+        cl.getCommandSpec().usageMessage().description(description);
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        LoadSpec loadSpec = loadSpec();
+        PrintWriter out = spec.commandLine().getOut();
+        Progress progress = ProgressBar.forConsole();
+        try {
+            if (maxRate) {
+                RateSearchSpec search = RateSearchSpec.DEFAULT.withStartRate(startRate)
+                        .withStepDuration(Duration.ofSeconds(stepSeconds)).withP99Bound(p99Bound);
+                MaxRateReport report;
+                try (LoadRun run = LoadRun.open(loadSpec, progress)) {
+                    report = run.searchMaxRate(loadSpec, search, progress);
+                }
+                clear(progress);
+                out.println(json ? report.toJson() : report.summary());
+                out.flush();
+                return report.best() == null ? SOME_FAILED : 0;
+            }
+            LoadReport report = LoadRun.run(loadSpec, progress);
+            clear(progress);
+            out.println(json ? report.toJson() : report.summary());
+            out.flush();
+            return report.failed() == 0 ? 0 : SOME_FAILED;
+        } finally {
+            clear(progress);
+        }
+    }
+
+    private static void clear(Progress progress) {
+        if (progress instanceof ProgressBar bar) {
+            bar.clear();
+        }
+    }
+
+    private LoadSpec loadSpec() {
+        if (maxRate && rate != null) {
+            throw new ParameterException(spec.commandLine(), "--rate and --max-rate exclude each other");
+        }
+        require(rate == null || rate > 0, "--rate must be more than 0");
+        require(startRate >= 1, "--start-rate must be at least 1");
+        require(stepSeconds >= 1, "--step-duration must be at least 1 second");
+        require(p99Bound > 0, "--p99-bound-ms must be more than 0");
+        require(count == null || count >= 1, "--count must be at least 1");
+        require(durationSeconds == null || durationSeconds >= 1, "--duration must be at least 1 second");
+        require(threads >= 1 && threads <= 64, "--threads must be between 1 and 64");
+        require(aors >= 1, "--aors must be at least 1");
+        require(setupRate > 0, "--setup-rate must be more than 0");
+        require(t1Millis >= 1, "--t1-ms must be at least 1");
+        require(maxInFlight >= 1, "--max-in-flight must be at least 1");
+        long n = count != null ? count : maxRate ? 2_000_000 : LoadSpec.DEFAULT_COUNT;
+        long seconds = durationSeconds != null ? durationSeconds : maxRate ? 300 : 600;
+        return LoadSpec.of(scenario, target)
+                .withTransport(transport(transport, "--transport"))
+                .withUasTransport(uasTransport == null ? null : transport(uasTransport, "--uas-transport"))
+                .withRate(rate != null ? rate : 1000).withCount(n).withDuration(Duration.ofSeconds(seconds))
+                .withThreads(threads).withAors(aors).withSetupRate(setupRate).withLocalHost(local).withDomain(domain)
+                .withTimers(SipTimers.RFC3261.withT1(Duration.ofMillis(t1Millis))).withMaxInFlight(maxInFlight);
+    }
+
+    private BenchTransport transport(String value, String flag) {
+        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
+            case "udp" -> BenchTransport.UDP;
+            case "tcp" -> BenchTransport.TCP;
+            default -> throw new ParameterException(spec.commandLine(),
+                    "Invalid value for option '" + flag + "': '" + value + "' (udp or tcp)");
+        };
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+}
