@@ -57,7 +57,9 @@ class ClusterAcceptanceTest {
         lbPort = base;
         cluster = NodeProcess.start("cluster", "--dht", "hazelcast", "--nodes", "3", "--replicas", "2",
                 "--sip", "127.0.0.1:" + lbPort, "--overlay-base", Integer.toString(base + 4),
-                "--probe-interval", "250", "--probe-failures", "2");
+                // The defaults (1 s, 3 misses): on a starved 2-core machine a shorter fuse takes busy nodes
+                // out, and every flap moves Call-IDs, so retransmissions meet a node without their transaction.
+                "--probe-interval", "1000", "--probe-failures", "3");
         cluster.awaitOutput("p2psip cluster ready", Duration.ofSeconds(150));
         for (String line : cluster.output()) {
             Matcher m = NODE_LINE.matcher(line);
@@ -82,10 +84,10 @@ class ClusterAcceptanceTest {
     @Test
     @Order(1)
     void sippRegistersTenThousandAorsAndCallsThroughTheBalancerWithZeroFailures() throws Exception {
-        Sipp.Result registers = registerRun("bulk", AORS, 1000);
-        assertEquals(0, registers.exitCode(), registers.toString());
-        assertEquals(AORS, registers.successful(), registers.toString());
-        assertEquals(0, registers.failed(), registers.toString());
+        Sipp.Result registers = registerRun("bulk", AORS, 600);
+        assertEquals(0, registers.exitCode(), registers + unexpected("bulk"));
+        assertEquals(AORS, registers.successful(), registers + unexpected("bulk"));
+        assertEquals(0, registers.failed(), registers + unexpected("bulk"));
 
         Sipp.Result calls = callRun(200, 50);
         assertEquals(0, calls.exitCode(), calls.toString());
@@ -124,10 +126,10 @@ class ClusterAcceptanceTest {
         cluster.awaitOutput("node 2 (pid " + victim + ", sip:127.0.0.1:" + (lbPort + 2) + ") exited",
                 Duration.ofSeconds(10));
 
-        Sipp.Result after = registerRun("after-" + run, 2000, 500);
-        assertEquals(0, after.exitCode(), after.toString());
-        assertEquals(2000, after.successful(), after.toString());
-        assertEquals(0, after.failed(), after.toString());
+        Sipp.Result after = registerRun("after-" + run, 2000, 400);
+        assertEquals(0, after.exitCode(), after + unexpected("after-" + run));
+        assertEquals(2000, after.successful(), after + unexpected("after-" + run));
+        assertEquals(0, after.failed(), after + unexpected("after-" + run));
         Sipp.Result calls = callRun(100, 50);
         assertEquals(0, calls.exitCode(), calls.toString());
         assertEquals(100, calls.successful(), calls.toString());
@@ -168,7 +170,8 @@ class ClusterAcceptanceTest {
         List<String> args = new ArrayList<>(List.of("-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(),
                 "-inf", users.toString(), "-key", "regcseq", "1", "-cid_str", name + "-%u",
                 "-m", Integer.toString(count), "-l", Integer.toString(2 * rate),
-                "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp())));
+                "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                "-trace_err", "-error_file", work.resolve(name + "-errors.log").toString()));
         if (rate > 300) {
             args.addAll(List.of("-r", "100", "-rate_increase", "150", "-rate_interval", "1s",
                     "-rate_max", Integer.toString(rate), "-no_rate_quit"));
@@ -177,6 +180,21 @@ class ClusterAcceptanceTest {
         }
         args.add("127.0.0.1:" + lbPort);
         return Sipp.run(work, Duration.ofSeconds(150), args.toArray(String[]::new));
+    }
+
+    /** What SIPp received instead of 200 in run {@code name}, counted by status line, for failure messages. */
+    private static String unexpected(String name) throws Exception {
+        Path errors = work.resolve(name + "-errors.log");
+        if (!Files.exists(errors)) {
+            return "";
+        }
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        Matcher m = Pattern.compile("received '(SIP/2\\.0 \\d{3}[^\\r\\n]*)").matcher(Files.readString(errors, StandardCharsets.ISO_8859_1));
+        while (m.find()) {
+            counts.merge(m.group(1), 1L, Long::sum);
+        }
+        List<String> flaps = cluster.output().stream().filter(l -> l.contains(" is down") || l.contains(" is up again")).toList();
+        return "\nreceived instead of 200 (or after the call ended): " + counts + "\nbalancer health changes: " + flaps;
     }
 
     /** A SIPp uas registered through the balancer, then SIPp's uac calling it through the balancer. */
