@@ -73,6 +73,7 @@ public final class ChordDht implements Dht {
     private List<NodeRef> lastReplicaTargets = List.of();
     private long rounds;
     private boolean roundRunning;
+    private List<org.p2psip.core.net.HostPort> bootstrap = List.of();
     /**
      * Recent lookup answers by key id, so a read-modify-write goes straight
      * to the owner; dropped on any ring change, refusal or silence, so a
@@ -111,6 +112,7 @@ public final class ChordDht implements Dht {
 
     /** Joins through the first bootstrap member that answers; fails once all have been tried. */
     CompletableFuture<Void> join(List<org.p2psip.core.net.HostPort> bootstrap) {
+        this.bootstrap = List.copyOf(bootstrap);
         if (bootstrap.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -136,7 +138,14 @@ public final class ChordDht implements Dht {
         roundRunning = true;
         rounds++;
         store.purgeExpired(clock.instant());
-        maintenance.stabilize()
+        CompletableFuture<Void> rejoin = CompletableFuture.completedFuture(null);
+        if (state.successor().equals(state.self()) && state.predecessor().isEmpty() && !bootstrap.isEmpty()) {
+            // Alone although told of other members: every successor died at once (more than r - 1
+            // adjacent failures, which Zave's model excludes) or a partition cut this node off.
+            // Join again rather than stay a ring of one beside the real ring.
+            rejoin = join(bootstrap).exceptionally(e -> null);
+        }
+        rejoin.thenCompose(v -> maintenance.stabilize())
                 .thenCompose(v -> maintenance.checkPredecessor())
                 .thenCompose(v -> maintenance.fixFinger())
                 .whenCompleteAsync((v, e) -> {
