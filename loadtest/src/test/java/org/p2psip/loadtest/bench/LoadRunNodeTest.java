@@ -52,8 +52,9 @@ class LoadRunNodeTest {
     void registerOverUdpBindsEveryAor() {
         LoadReport r = LoadRun.run(spec(Scenario.REGISTER, 1000));
         assertAllSucceeded(r, 1000);
-        // Open loop: never faster than offered; a loaded machine may stretch the run, but not to a crawl.
-        assertTrue(r.achievedRate() > 200 && r.achievedRate() <= 500.001, r.summary());
+        // Open loop: never faster than offered. How much slower a loaded machine
+        // makes it is for the benchmarks to say, not a test.
+        assertTrue(r.achievedRate() <= 500.001, r.summary());
         assertTrue(r.elapsedSeconds() >= 1.9, "1000 requests at 500/s take two seconds: " + r.summary());
     }
 
