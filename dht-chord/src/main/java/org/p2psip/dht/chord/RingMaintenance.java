@@ -288,7 +288,12 @@ public final class RingMaintenance {
     }
 
     private <T> CompletableFuture<T> onState(java.util.function.Supplier<CompletableFuture<T>> action) {
-        return CompletableFuture.supplyAsync(action, stateExecutor).thenCompose(f -> f);
+        try {
+            return CompletableFuture.supplyAsync(action, stateExecutor).thenCompose(f -> f);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The node's owner thread has stopped: the node is closed.
+            return CompletableFuture.failedFuture(new IllegalStateException("chord node is closed", e));
+        }
     }
 
     private void changed() {
