@@ -116,13 +116,30 @@ public final class ChordDht implements Dht {
         if (bootstrap.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
+        return joinThroughAny(bootstrap);
+    }
+
+    /**
+     * Tries each member in turn. A member that answers too slowly (a starved
+     * machine, a burst of joins) is not a missing one, so a round that ended
+     * in timeouts is tried again; the provider's start timeout bounds the
+     * whole join. A refusal, an unreachable port or a closed node ends it.
+     */
+    private CompletableFuture<Void> joinThroughAny(List<org.p2psip.core.net.HostPort> bootstrap) {
         CompletableFuture<Void> attempt = CompletableFuture.failedFuture(new IllegalStateException("no bootstrap"));
         for (org.p2psip.core.net.HostPort member : bootstrap) {
             // The member's id is not known yet; the lookup only needs its address.
             NodeRef ref = new NodeRef(BigInteger.ONE.negate(), member);
             attempt = attempt.exceptionallyCompose(e -> maintenance.join(ref));
         }
-        return attempt;
+        return attempt.exceptionallyCompose(e -> timedOut(e) && !closed.get()
+                ? joinThroughAny(bootstrap)
+                : CompletableFuture.failedFuture(e));
+    }
+
+    private static boolean timedOut(Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return cause instanceof OverlayException o && o.reason() == OverlayException.Reason.TIMEOUT;
     }
 
     void startMaintenance() {

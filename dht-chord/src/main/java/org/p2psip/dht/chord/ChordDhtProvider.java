@@ -94,8 +94,13 @@ public final class ChordDhtProvider implements DhtProvider {
                 if (started != null) {
                     started.crash();
                 }
-                return CompletableFuture.failedFuture(new DhtException("chord node " + overlay
-                        + " did not start within " + options.startTimeout().toSeconds() + " s"));
+                // Timeouts are retried until here, so silence from every seed ends the same way
+                // whether it is down, busy, not chord, or dropping our frames for their HMAC.
+                return CompletableFuture.failedFuture(new DhtException(bootstrap.isEmpty()
+                        ? "chord node " + overlay + " did not start within " + options.startTimeout().toSeconds() + " s"
+                        : "chord node " + overlay + " could not join via " + bootstrap + " within "
+                                + options.startTimeout().toSeconds() + " s: no answer (unreachable, not a chord node,"
+                                + " or a different overlay-secret)"));
             }
             return CompletableFuture.failedFuture(cause);
         });

@@ -37,6 +37,8 @@ record HazelcastOptions(String clusterName, boolean client, Duration startTimeou
         hazelcastProperties = Map.copyOf(hazelcastProperties);
     }
 
+    static final String OVERLAY_SECRET = "overlay-secret";
+
     /** @throws DhtException naming the offending key and what is accepted */
     static HazelcastOptions parse(Map<String, String> options) {
         String clusterName = DEFAULT_CLUSTER_NAME;
@@ -61,6 +63,11 @@ record HazelcastOptions(String clusterName, boolean client, Duration startTimeou
                     client = Boolean.parseBoolean(value);
                 }
                 case START_TIMEOUT_SECONDS -> startTimeout = Duration.ofSeconds(positiveInt(key, value));
+                // The node command passes the overlay secret to every backend. Hazelcast's
+                // open-source member protocol has no shared-secret authentication to give it
+                // to, so it is not used here: the cluster name separates clusters, and the
+                // overlay port belongs on a trusted network (README).
+                case OVERLAY_SECRET -> { }
                 default -> {
                     if (!key.startsWith(HAZELCAST_PREFIX)) {
                         throw new DhtException("unknown hazelcast option '" + key + "' (known: " + CLUSTER_NAME

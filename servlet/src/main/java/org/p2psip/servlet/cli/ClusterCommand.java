@@ -12,8 +12,10 @@ import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -98,6 +100,10 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private final List<Child> children = new CopyOnWriteArrayList<>();
+    /** The cluster's own nodes share a secret nobody else knows unless the operator names one. */
+    private final String overlaySecret = Optional.ofNullable(System.getenv(NodeCommand.OVERLAY_SECRET_ENV))
+            .filter(s -> !s.isEmpty())
+            .orElseGet(ClusterCommand::randomSecret);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile SipBalancer balancer;
 
@@ -182,6 +188,12 @@ final class ClusterCommand implements Callable<Integer> {
         }
     }
 
+    private static String randomSecret() {
+        byte[] bytes = new byte[24];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
     private HostPort nodeSip(int number) {
         return new HostPort(sip.host(), sip.port() + number);
     }
@@ -202,7 +214,10 @@ final class ClusterCommand implements Callable<Integer> {
         }
         Process p;
         try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            // Through the environment, not argv, so the secret stays out of the process list.
+            builder.environment().put(NodeCommand.OVERLAY_SECRET_ENV, overlaySecret);
+            p = builder.start();
         } catch (IOException e) {
             throw new StartFailure("cannot start node " + number + ": " + e.getMessage());
         }

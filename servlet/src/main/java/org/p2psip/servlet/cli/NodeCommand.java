@@ -37,6 +37,9 @@ final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.node");
 
+    /** Where {@code --overlay-secret} is read from when the flag is not given. */
+    static final String OVERLAY_SECRET_ENV = "P2PSIP_OVERLAY_SECRET";
+
     @Spec
     CommandSpec spec;
 
@@ -70,6 +73,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Connect to an existing cluster at --bootstrap as a client instead of joining it "
                     + "as a member, so the bindings live in a cluster you already run (hazelcast).")
     boolean dhtClient;
+
+    @Option(names = "--overlay-secret", paramLabel = "SECRET",
+            description = "Cluster secret that authenticates every overlay message (chord); a peer without it "
+                    + "can neither join nor read nor write. Prefer the environment variable "
+                    + OVERLAY_SECRET_ENV + ", which stays out of the process list.")
+    String overlaySecret;
 
     @Option(names = "--dht-option", paramLabel = "KEY=VALUE",
             description = "A backend-specific setting, repeatable; e.g. start-timeout-seconds=15 or any "
@@ -137,6 +146,10 @@ final class NodeCommand implements Callable<Integer> {
         }
         if (dhtClient) {
             options.put("client", "true");
+        }
+        String secret = overlaySecret != null ? overlaySecret : System.getenv(OVERLAY_SECRET_ENV);
+        if (secret != null && !secret.isEmpty()) {
+            options.put("overlay-secret", secret);
         }
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC());
