@@ -32,6 +32,7 @@ final class BenchCommand implements Runnable {
                 "MESSAGE requests to AORs a built-in UAS registered first: one location lookup per request "
                         + "(Kamailio's user-location lookup test)."));
         cl.addSubcommand(new CommandLine(new ResponderCommand()));
+        cl.addSubcommand(org.p2psip.loadtest.scale.ScaleCommand.commandLine());
         return cl;
     }
 

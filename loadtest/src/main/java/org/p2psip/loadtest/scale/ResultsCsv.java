@@ -1,0 +1,49 @@
+package org.p2psip.loadtest.scale;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code results.csv}: one row per cell (RFC 4180: comma-separated, a
+ * header row, fields with commas, quotes or line breaks quoted).
+ */
+public final class ResultsCsv {
+
+    /** The header, in column order. */
+    public static final List<String> COLUMNS = List.of("dht", "nodes", "scenario", "status", "max_rate",
+            "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
+            "sipp_rate", "sipp_achieved", "sipp_agree", "note");
+
+    private ResultsCsv() {
+    }
+
+    /** The whole file. */
+    public static String render(ScaleResults results) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.join(",", COLUMNS)).append("\r\n");
+        for (ScaleCell c : results.cells()) {
+            List<String> row = List.of(c.dht(), Integer.toString(c.nodes()), c.scenario(), c.status().label(),
+                    number(c.maxRate(), 0), number(c.achievedRate(), 1), number(c.successRatio(), 5),
+                    number(c.p50Millis(), 3), number(c.p90Millis(), 3), number(c.p99Millis(), 3),
+                    Integer.toString(c.steps()), c.stoppedBy(), number(c.loadAverage(), 2),
+                    c.sipp().map(s -> number(s.rate(), 0)).orElse(""),
+                    c.sipp().map(s -> number(s.sippAchieved(), 1)).orElse(""),
+                    c.sipp().map(s -> Boolean.toString(s.agree())).orElse(""),
+                    c.note());
+            b.append(String.join(",", row.stream().map(ResultsCsv::field).toList())).append("\r\n");
+        }
+        return b.toString();
+    }
+
+    static String number(double v, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    /** Quotes a field when it holds a comma, a quote or a line break (RFC 4180 §2). */
+    static String field(String s) {
+        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
+            return s;
+        }
+        return '"' + s.replace("\"", "\"\"") + '"';
+    }
+}

@@ -1,0 +1,121 @@
+package org.p2psip.loadtest.scale;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * {@code results.json}: the run's conditions and settings, then every cell
+ * (RFC 8259). Written by hand: the results are flat and no JSON library is
+ * on the distribution's class path.
+ */
+public final class ResultsJson {
+
+    private ResultsJson() {
+    }
+
+    /** The whole document, pretty enough to read and diff. */
+    public static String render(ScaleResults r) {
+        ScaleSettings s = r.settings();
+        StringBuilder b = new StringBuilder(4096);
+        b.append("{\n");
+        b.append("  \"started_at\": ").append(string(r.startedAt().toString())).append(",\n");
+        b.append("  \"seconds\": ").append(number(r.seconds())).append(",\n");
+        b.append("  \"cores\": ").append(r.cores()).append(",\n");
+        b.append("  \"java\": ").append(string(r.javaVersion())).append(",\n");
+        b.append("  \"settings\": {")
+                .append("\"dht\": ").append(strings(s.dhts()))
+                .append(", \"nodes\": ").append(s.nodeCounts().stream().map(String::valueOf)
+                        .collect(Collectors.joining(", ", "[", "]")))
+                .append(", \"scenario\": ").append(strings(s.scenarios().stream().map(x -> x.label()).toList()))
+                .append(", \"replicas\": ").append(s.replicas())
+                .append(", \"threads\": ").append(s.threads())
+                .append(", \"warmup_s\": ").append(number(s.warmup().toMillis() / 1000.0))
+                .append(", \"start_rate\": ").append(number(s.startRate()))
+                .append(", \"growth\": ").append(number(s.growth()))
+                .append(", \"precision\": ").append(number(s.precision()))
+                .append(", \"max_steps\": ").append(s.maxSteps())
+                .append(", \"step_s\": ").append(number(s.stepDuration().toMillis() / 1000.0))
+                .append(", \"p99_bound_ms\": ").append(number(s.p99BoundMillis()))
+                .append(", \"search_budget_s\": ").append(number(s.searchBudget().toMillis() / 1000.0))
+                .append(", \"cross_check_sipp\": ").append(s.crossCheckSipp())
+                .append("},\n");
+        b.append("  \"cells\": [");
+        List<ScaleCell> cells = r.cells();
+        for (int i = 0; i < cells.size(); i++) {
+            b.append(i == 0 ? "\n" : ",\n").append("    ").append(cell(cells.get(i)));
+        }
+        b.append(cells.isEmpty() ? "]\n" : "\n  ]\n");
+        b.append("}\n");
+        return b.toString();
+    }
+
+    static String cell(ScaleCell c) {
+        StringBuilder b = new StringBuilder(400);
+        b.append("{\"dht\": ").append(string(c.dht()))
+                .append(", \"nodes\": ").append(c.nodes())
+                .append(", \"scenario\": ").append(string(c.scenario()))
+                .append(", \"status\": ").append(string(c.status().label()))
+                .append(", \"max_rate\": ").append(number(c.maxRate()))
+                .append(", \"achieved_rate\": ").append(number(c.achievedRate()))
+                .append(", \"success_ratio\": ").append(number(c.successRatio()))
+                .append(", \"latency_ms\": {\"p50\": ").append(number(c.p50Millis()))
+                .append(", \"p90\": ").append(number(c.p90Millis()))
+                .append(", \"p99\": ").append(number(c.p99Millis())).append('}')
+                .append(", \"steps\": ").append(c.steps())
+                .append(", \"stopped_by\": ").append(string(c.stoppedBy()))
+                .append(", \"load_average\": ").append(c.loadAverage() < 0 ? "null" : number(c.loadAverage()))
+                .append(", \"note\": ").append(string(c.note()))
+                .append(", \"sipp\": ");
+        if (c.sipp().isEmpty()) {
+            b.append("null");
+        } else {
+            SippCheck s = c.sipp().get();
+            b.append("{\"rate\": ").append(number(s.rate()))
+                    .append(", \"our_achieved\": ").append(number(s.ourAchieved()))
+                    .append(", \"sipp_achieved\": ").append(number(s.sippAchieved()))
+                    .append(", \"sipp_successful\": ").append(s.sippSuccessful())
+                    .append(", \"sipp_failed\": ").append(s.sippFailed())
+                    .append(", \"agree\": ").append(s.agree())
+                    .append(", \"note\": ").append(string(s.note())).append('}');
+        }
+        return b.append('}').toString();
+    }
+
+    private static String strings(List<String> values) {
+        return values.stream().map(ResultsJson::string).collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    /** A JSON number; NaN and infinities, which JSON cannot hold, become null. */
+    static String number(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return "null";
+        }
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        return String.format(Locale.ROOT, "%.4f", v);
+    }
+
+    static String string(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            switch (ch) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (ch < 0x20) {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
+                    } else {
+                        b.append(ch);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

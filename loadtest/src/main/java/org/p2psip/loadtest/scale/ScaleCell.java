@@ -1,0 +1,78 @@
+package org.p2psip.loadtest.scale;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One cell of the scale table: what the max-rate search found for one
+ * backend, node count and scenario.
+ *
+ * @param dht          backend name
+ * @param nodes        node processes behind the balancer
+ * @param scenario     scenario label ("register", "call")
+ * @param status       {@link Status#OK}, {@link Status#SKIPPED} or {@link Status#FAILED}
+ * @param note         why a cell was skipped or failed, or what else is worth knowing; empty when nothing
+ * @param maxRate      highest offered rate that held, per second; 0 when none did
+ * @param achievedRate what that step achieved, per second
+ * @param successRatio share of that step's flows that succeeded
+ * @param p50Millis    median latency at the max rate
+ * @param p90Millis    90th percentile at the max rate
+ * @param p99Millis    99th percentile at the max rate
+ * @param steps        search steps run
+ * @param stoppedBy    why the search ended ("converged", "max-steps", "count", "duration"), or empty
+ * @param loadAverage  the machine's one-minute load average just before the cell, or -1 when unknown:
+ *                     a shared machine's noise, written next to the figure it disturbs
+ * @param sipp         the SIPp cross-check, when one ran
+ */
+public record ScaleCell(String dht, int nodes, String scenario, Status status, String note, double maxRate,
+                        double achievedRate, double successRatio, double p50Millis, double p90Millis,
+                        double p99Millis, int steps, String stoppedBy, double loadAverage,
+                        Optional<SippCheck> sipp) {
+
+    /** How a cell ended. */
+    public enum Status {
+        /** The search ran; {@code maxRate} is its answer (0 when no step held). */
+        OK,
+        /** Not run, by design (e.g. {@code local} with more than one node). */
+        SKIPPED,
+        /** The cluster or the run failed; {@code note} says how. */
+        FAILED;
+
+        /** Lower-case label for the files. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    public ScaleCell {
+        Objects.requireNonNull(dht, "dht");
+        Objects.requireNonNull(scenario, "scenario");
+        Objects.requireNonNull(status, "status");
+        note = note == null ? "" : note;
+        stoppedBy = stoppedBy == null ? "" : stoppedBy;
+        sipp = sipp == null ? Optional.empty() : sipp;
+    }
+
+    /** A cell not run, and why. */
+    public static ScaleCell skipped(String dht, int nodes, String scenario, String why) {
+        return new ScaleCell(dht, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
+                Optional.empty());
+    }
+
+    /** A cell whose cluster or run failed. */
+    public static ScaleCell failed(String dht, int nodes, String scenario, String why, double loadAverage) {
+        return new ScaleCell(dht, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
+                Optional.empty());
+    }
+
+    /** This cell with a SIPp cross-check attached. */
+    public ScaleCell withSipp(SippCheck check) {
+        return new ScaleCell(dht, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
+                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check));
+    }
+
+    /** Whether the cell has a measured rate to draw. */
+    public boolean measured() {
+        return status == Status.OK && maxRate > 0;
+    }
+}

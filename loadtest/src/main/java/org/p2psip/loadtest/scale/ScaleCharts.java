@@ -1,0 +1,108 @@
+package org.p2psip.loadtest.scale;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The scale benchmark's PNG charts, drawn with XChart: per scenario, the
+ * max rate against node count with one line per backend (the paper's
+ * Figures 5–10 as one picture), and the latency percentiles at each cell's
+ * max rate.
+ */
+public final class ScaleCharts {
+
+    private static final int WIDTH = 640;
+    private static final int HEIGHT = 400;
+
+    private ScaleCharts() {
+    }
+
+    /** Writes {@code rate-SCENARIO.png} and {@code latency-SCENARIO.png} per scenario; returns the files. */
+    public static List<Path> write(ScaleResults r, Path dir) throws IOException {
+        // Drawing needs no display; without this a JVM on a desktop-less machine may try to find one.
+        System.setProperty("java.awt.headless", "true");
+        List<Path> files = new ArrayList<>();
+        for (String scenario : r.scenarios()) {
+            Path rate = dir.resolve("rate-" + scenario + ".png");
+            BitmapEncoder.saveBitmap(rateChart(r, scenario), rate.toString(), BitmapEncoder.BitmapFormat.PNG);
+            files.add(rate);
+            CategoryChart latency = latencyChart(r, scenario);
+            if (latency != null) {
+                Path file = dir.resolve("latency-" + scenario + ".png");
+                BitmapEncoder.saveBitmap(latency, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+                files.add(file);
+            }
+        }
+        return files;
+    }
+
+    static XYChart rateChart(ScaleResults r, String scenario) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+                .title(scenario + ": max sustainable rate by node count")
+                .xAxisTitle("nodes behind the balancer").yAxisTitle("per second").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setXAxisDecimalPattern("0");
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        boolean any = false;
+        for (String dht : r.dhts()) {
+            List<Double> xs = new ArrayList<>();
+            List<Double> ys = new ArrayList<>();
+            for (int n : r.nodeCounts()) {
+                r.cell(dht, n, scenario).filter(c -> c.status() == ScaleCell.Status.OK).ifPresent(c -> {
+                    xs.add((double) c.nodes());
+                    ys.add(c.maxRate());
+                });
+            }
+            if (!xs.isEmpty()) {
+                chart.addSeries(dht, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+                any = true;
+            }
+        }
+        if (!any) {
+            // XChart refuses to draw a chart without series; an empty one says "nothing measured" plainly.
+            chart.addSeries("nothing measured", List.of(1.0), List.of(0.0));
+        }
+        return chart;
+    }
+
+    /** p50, p90 and p99 bars per measured backend/node-count; null when no cell was measured. */
+    static CategoryChart latencyChart(ScaleResults r, String scenario) {
+        List<String> labels = new ArrayList<>();
+        List<Double> p50 = new ArrayList<>();
+        List<Double> p90 = new ArrayList<>();
+        List<Double> p99 = new ArrayList<>();
+        for (String dht : r.dhts()) {
+            for (int n : r.nodeCounts()) {
+                r.cell(dht, n, scenario).filter(ScaleCell::measured).ifPresent(c -> {
+                    labels.add(dht + " x" + n);
+                    p50.add(c.p50Millis());
+                    p90.add(c.p90Millis());
+                    p99.add(c.p99Millis());
+                });
+            }
+        }
+        if (labels.isEmpty()) {
+            return null;
+        }
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
+                .title(scenario + ": latency at the max rate").xAxisTitle("backend x nodes").yAxisTitle("ms").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.addSeries("p50", labels, p50);
+        chart.addSeries("p90", labels, p90);
+        chart.addSeries("p99", labels, p99);
+        return chart;
+    }
+}

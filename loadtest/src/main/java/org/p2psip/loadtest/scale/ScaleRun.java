@@ -1,0 +1,213 @@
+package org.p2psip.loadtest.scale;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.p2psip.core.net.HostPort;
+import org.p2psip.loadtest.bench.LoadReport;
+import org.p2psip.loadtest.bench.LoadRun;
+import org.p2psip.loadtest.bench.LoadSpec;
+import org.p2psip.loadtest.bench.MaxRateReport;
+import org.p2psip.loadtest.bench.MaxRateSearch;
+import org.p2psip.loadtest.bench.Progress;
+import org.p2psip.loadtest.bench.RateSearchSpec;
+import org.p2psip.loadtest.bench.Scenario;
+
+/**
+ * The scale benchmark: for each backend and node count, a cluster with
+ * the balancer in front ({@link ClusterProcess}), a warm-up and a max-rate
+ * search per scenario, then tear-down — always, on failure and on Ctrl-C
+ * too. The result files are rewritten after every cluster, so an
+ * interrupted run still leaves what it measured.
+ */
+public final class ScaleRun {
+
+    /** The count budget of one search: far above what its time budget allows, so time is the binding limit. */
+    private static final long SEARCH_COUNT_BUDGET = 10_000_000;
+    private static final Duration WARMUP_DRAIN = Duration.ofSeconds(2);
+
+    private final ScaleSettings settings;
+    private final PrintWriter log;
+    private final AtomicReference<ClusterProcess> current = new AtomicReference<>();
+
+    private ScaleRun(ScaleSettings settings, PrintWriter log) {
+        this.settings = settings;
+        this.log = log;
+    }
+
+    /**
+     * Runs the whole benchmark and writes {@code results.csv},
+     * {@code results.json}, {@code results.md} and the charts into
+     * {@code settings.out()}. Progress lines go to {@code log}.
+     */
+    public static ScaleResults run(ScaleSettings settings, PrintWriter log) throws IOException {
+        return new ScaleRun(settings, log).run();
+    }
+
+    private ScaleResults run() throws IOException {
+        Files.createDirectories(settings.out());
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        List<ScaleCell> cells = new ArrayList<>();
+        // Ctrl-C or SIGTERM while a cluster runs must not leave its node JVMs behind.
+        Thread hook = new Thread(() -> {
+            ClusterProcess c = current.get();
+            if (c != null) {
+                c.close();
+            }
+        }, "p2psip-scale-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            for (String dht : settings.dhts()) {
+                for (int nodes : settings.nodeCounts()) {
+                    cells.addAll(cluster(dht, nodes));
+                    write(results(started, t0, cells));
+                }
+            }
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // Already shutting down: the hook runs and finds nothing left to stop.
+            }
+        }
+        ScaleResults results = results(started, t0, cells);
+        write(results);
+        List<Path> charts = ScaleCharts.write(results, settings.out());
+        say("wrote %s (results.csv, results.json, results.md, %d charts)", settings.out(), charts.size());
+        return results;
+    }
+
+    private ScaleResults results(Instant started, long t0, List<ScaleCell> cells) {
+        return new ScaleResults(started, (System.nanoTime() - t0) / 1e9, Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), settings, cells);
+    }
+
+    private void write(ScaleResults r) throws IOException {
+        Path out = settings.out();
+        Files.writeString(out.resolve("results.csv"), ResultsCsv.render(r), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("results.json"), ResultsJson.render(r), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("results.md"), ResultsTable.render(r), StandardCharsets.UTF_8);
+    }
+
+    /** Every scenario on one cluster of {@code nodes} nodes of {@code dht}. */
+    private List<ScaleCell> cluster(String dht, int nodes) {
+        List<ScaleCell> cells = new ArrayList<>();
+        if ("local".equals(dht) && nodes > 1) {
+            for (Scenario s : settings.scenarios()) {
+                cells.add(ScaleCell.skipped(dht, nodes, s.label(),
+                        "local keeps registrations inside one node: measured with 1 node only"));
+            }
+            if (nodes == firstMultiNodeCount()) {
+                say("%s x%d: skipped (the local backend runs with one node only)", dht, nodes);
+            }
+            return cells;
+        }
+        say("%s x%d: starting the cluster", dht, nodes);
+        ClusterProcess cluster;
+        try {
+            cluster = ClusterProcess.start(dht, nodes, settings.replicas(), settings.clusterStart(),
+                    settings.out().resolve("cluster-" + dht + "-" + nodes + ".log"));
+        } catch (ClusterProcess.ClusterStartException e) {
+            say("%s x%d: %s", dht, nodes, e.getMessage());
+            for (Scenario s : settings.scenarios()) {
+                cells.add(ScaleCell.failed(dht, nodes, s.label(), e.getMessage(), loadAverage()));
+            }
+            return cells;
+        }
+        current.set(cluster);
+        try {
+            for (Scenario s : settings.scenarios()) {
+                ScaleCell cell = measure(dht, nodes, s, cluster);
+                if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured()) {
+                    say("%s x%d %s: SIPp cross-check at %.0f/s", dht, nodes, s.label(), cell.maxRate());
+                    cell = cell.withSipp(SippCrossCheck.run(cluster.balancer(), cell.maxRate(), cell.achievedRate(),
+                            settings.out().resolve("sipp-" + dht + "-" + nodes)));
+                    say("%s x%d %s: %s", dht, nodes, s.label(), ResultsTable.sippText(cell.sipp().orElseThrow()));
+                }
+                cells.add(cell);
+            }
+        } finally {
+            cluster.close();
+            current.set(null);
+        }
+        return cells;
+    }
+
+    private int firstMultiNodeCount() {
+        return settings.nodeCounts().stream().filter(n -> n > 1).findFirst().orElse(0);
+    }
+
+    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster) {
+        double load = loadAverage();
+        HostPort target = cluster.balancer();
+        LoadSpec base = LoadSpec.of(scenario, target).withThreads(settings.threads()).withAors(settings.aors())
+                .withCount(SEARCH_COUNT_BUDGET).withDuration(settings.searchBudget());
+        RateSearchSpec search = new RateSearchSpec(settings.startRate(), settings.growth(), settings.precision(),
+                settings.maxSteps(), settings.stepDuration(),
+                new MaxRateSearch.Criteria(MaxRateSearch.Criteria.DEFAULT.minSuccess(), settings.p99BoundMillis(),
+                        MaxRateSearch.Criteria.DEFAULT.minAchievedShare()));
+        String note = "";
+        try (LoadRun run = LoadRun.open(base)) {
+            if (!settings.warmup().isZero()) {
+                // Half the start rate: a cold node (JIT not yet run) should be warmed, not swamped, or the
+                // backlog it builds spills into the first step.
+                double rate = Math.max(1, settings.startRate() / 2);
+                long count = Math.max(1, Math.round(rate * settings.warmup().toMillis() / 1000.0));
+                LoadReport w = run.measure(base.withRate(rate).withCount(count)
+                        .withDuration(settings.warmup().plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
+                if (w.failed() > 0) {
+                    // Worth knowing (a cold cluster dropping requests), but the search is what counts.
+                    note = String.format(Locale.ROOT, "warm-up at %.0f/s: %d of %d failed %s", rate, w.failed(),
+                            w.attempted(), w.failures());
+                }
+            }
+            if (!cluster.isAlive()) {
+                return ScaleCell.failed(dht, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(), load);
+            }
+            MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE);
+            say("%s x%d %s: %s", dht, nodes, scenario.label(), m.summary());
+            LoadReport best = m.best();
+            if (best == null) {
+                String path = m.steps().stream().map(s -> String.format(Locale.ROOT, "%.0f/s: %.2f%% ok, p99 %.0f ms",
+                        s.report().offeredRate(), 100 * s.report().successRatio(), s.report().p99Millis()))
+                        .reduce((a, b) -> a + "; " + b).orElse("no step ran");
+                return new ScaleCell(dht, nodes, scenario.label(), ScaleCell.Status.OK,
+                        join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
+                        load, java.util.Optional.empty());
+            }
+            return new ScaleCell(dht, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
+                    best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
+                    m.steps().size(), m.stoppedBy(), load, java.util.Optional.empty());
+        } catch (RuntimeException e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage();
+            say("%s x%d %s: failed: %s", dht, nodes, scenario.label(), why);
+            return ScaleCell.failed(dht, nodes, scenario.label(), join(note, why), load);
+        }
+    }
+
+    private static String join(String a, String b) {
+        return a.isEmpty() ? b : a + "; " + b;
+    }
+
+    /** The one-minute load average, or -1 where the OS does not say. */
+    static double loadAverage() {
+        double l = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return l < 0 ? -1 : l;
+    }
+
+    private void say(String format, Object... args) {
+        log.println("p2psip scale: " + String.format(Locale.ROOT, format, args));
+        log.flush();
+    }
+}

@@ -1,0 +1,139 @@
+package org.p2psip.loadtest.scale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+/** The result writers are pure: known cells in, exact and parseable text out. */
+class ResultsWritersTest {
+
+    private static ScaleCell ok(String dht, int nodes, String scenario, double rate) {
+        return new ScaleCell(dht, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
+                6, "converged", 3.5, Optional.empty());
+    }
+
+    private static ScaleResults sample() {
+        List<ScaleCell> cells = List.of(
+                ok("local", 1, "register", 8000).withSipp(SippCheck.judge(8000, 7920, 7600, 32000, 0)),
+                ok("local", 1, "call", 1200),
+                ScaleCell.skipped("local", 2, "register", "one node only"),
+                ScaleCell.skipped("local", 2, "call", "one node only"),
+                ok("hazelcast", 1, "register", 4000),
+                ok("hazelcast", 1, "call", 900),
+                ok("hazelcast", 2, "register", 3000),
+                ScaleCell.failed("hazelcast", 2, "call", "node 2 said \"port busy\", then\nexited", 7.25));
+        return new ScaleResults(Instant.parse("2026-11-21T10:00:00Z"), 123.4, 2, "17.0.15",
+                ScaleSettings.defaults(Path.of("out")), cells);
+    }
+
+    @Test
+    void csvHasAHeaderAndOneRecordPerCellAndQuotesWhatNeedsIt() {
+        List<List<String>> rows = Csv.parse(ResultsCsv.render(sample()));
+        assertEquals(ResultsCsv.COLUMNS, rows.get(0));
+        assertEquals(1 + 8, rows.size());
+        rows.forEach(r -> assertEquals(ResultsCsv.COLUMNS.size(), r.size(), r.toString()));
+        List<String> first = rows.get(1);
+        assertEquals(List.of("local", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500", "4.250", "20.125",
+                "6", "converged", "3.50", "8000", "7600.0", "true", ""), first);
+        List<String> failed = rows.get(8);
+        assertEquals("failed", failed.get(3));
+        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(16));
+        assertEquals("", rows.get(3).get(13), "no SIPp figures for a cell without a cross-check");
+    }
+
+    @Test
+    void jsonParsesBackWithEveryCell() {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> doc = (Map<String, Object>) MiniJson.parse(ResultsJson.render(sample()));
+        assertEquals("2026-11-21T10:00:00Z", doc.get("started_at"));
+        assertEquals(2.0, doc.get("cores"));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> cells = (List<Map<String, Object>>) doc.get("cells");
+        assertEquals(8, cells.size());
+        Map<String, Object> first = cells.get(0);
+        assertEquals("local", first.get("dht"));
+        assertEquals(8000.0, first.get("max_rate"));
+        assertEquals(Map.of("p50", 1.5, "p90", 4.25, "p99", 20.125), first.get("latency_ms"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> sipp = (Map<String, Object>) first.get("sipp");
+        assertEquals(Boolean.TRUE, sipp.get("agree"));
+        assertNull(cells.get(1).get("sipp"));
+        assertNull(cells.get(2).get("load_average"), "unknown load average is null, not -1");
+        assertEquals("node 2 said \"port busy\", then\nexited", cells.get(7).get("note"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> settings = (Map<String, Object>) doc.get("settings");
+        assertEquals(List.of("local", "hazelcast", "chord"), settings.get("dht"));
+    }
+
+    @Test
+    void jsonOfNoCellsIsStillADocument() {
+        ScaleResults empty = new ScaleResults(Instant.EPOCH, 0, 1, "17", ScaleSettings.defaults(Path.of("x")), List.of());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> doc = (Map<String, Object>) MiniJson.parse(ResultsJson.render(empty));
+        assertEquals(List.of(), doc.get("cells"));
+    }
+
+    @Test
+    void markdownIsThePapersTableTurnedToNodeCounts() {
+        String md = ResultsTable.table(sample(), "register");
+        List<String> lines = md.lines().toList();
+        assertEquals("### register — REGISTER/s", lines.get(0));
+        assertEquals("| backend | 1 node | 2 nodes |", lines.get(2));
+        assertEquals("| --- | ---: | ---: |", lines.get(3));
+        assertEquals("| local | 8,000 | — |", lines.get(4));
+        assertEquals("| hazelcast | 4,000 | 3,000 (75 %) |", lines.get(5), "beyond one node: the share of one node's rate");
+        assertEquals(6, lines.size());
+        String call = ResultsTable.table(sample(), "call");
+        assertTrue(call.contains("| hazelcast | 900 | failed |"), call);
+        assertTrue(call.startsWith("### call — call attempts/s"), call);
+    }
+
+    @Test
+    void markdownDocumentListsLatenciesAndNotes() {
+        String md = ResultsTable.render(sample());
+        assertTrue(md.contains("| register | local | 1 | 8,000 | 1.50 | 4.25 | 20.13 |"), md);
+        assertFalse(md.contains("| call | hazelcast | 2 |"), "a failed cell has no latency row");
+        assertTrue(md.contains("- local x1 register: SIPp cross-check at 8,000/s: SIPp 7600.0/s (32000 ok, 0 failed), "
+                + "ours 7920.0/s, -4.0 % — agree within 10 %"), md);
+        assertTrue(md.contains("- local x2 call: one node only"), md);
+    }
+
+    @Test
+    void aCellWhereNoStepHeldSaysSo() {
+        ScaleCell none = new ScaleCell("chord", 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
+                1, Optional.empty());
+        assertEquals("none held", ResultsTable.cellText(Optional.of(none), Optional.empty()));
+        assertFalse(none.measured());
+    }
+
+    @Test
+    void sippAgreementIsTenPercentOfOurRate() {
+        assertTrue(SippCheck.judge(1000, 1000, 901, 1, 0).agree());
+        assertTrue(SippCheck.judge(1000, 1000, 1100, 1, 0).agree());
+        assertFalse(SippCheck.judge(1000, 1000, 899, 1, 0).agree());
+        assertFalse(SippCheck.judge(1000, 0, 0, 0, 0).agree(), "nothing of ours to agree with");
+    }
+
+    @Test
+    void sippStatisticsAreReadByColumnName() {
+        String header = "StartTime;LastResetTime;CurrentTime;ElapsedTime(P);ElapsedTime(C);TargetRate;"
+                + "SuccessfulCall(P);SuccessfulCall(C);FailedCall(P);FailedCall(C);";
+        String row = "2026-11-21\t19:11:50.655736\t1795288310.655736;x;2026-11-21\t19:11:54.905736\t1795288314.905736;"
+                + "00:00:00;00:00:04;500;0;2000;0;3;";
+        SippStats s = SippStats.lastRow(List.of(header, "ignored;earlier;row", row)).orElseThrow();
+        assertEquals(2000, s.successful());
+        assertEquals(3, s.failed());
+        assertEquals(4.25, s.elapsedSeconds(), 1e-6, "from the microsecond time stamps, not the whole seconds");
+        assertTrue(SippStats.lastRow(List.of(header)).isEmpty());
+        assertEquals(3723.5, SippStats.seconds("01:02:03:500000"), 1e-9);
+    }
+}
