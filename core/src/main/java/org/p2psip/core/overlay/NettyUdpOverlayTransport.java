@@ -1,0 +1,203 @@
+package org.p2psip.core.overlay;
+
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.p2psip.core.net.HostPort;
+
+/**
+ * The overlay transport over UDP, for Kademlia: one socket both serves and
+ * asks, and every frame is a datagram (split into fragments when larger
+ * than one). The pipeline reuses the TCP transport's handlers — the same
+ * {@link FrameVerifier}/{@link FrameSigner} with the cluster
+ * {@link OverlaySecret}, {@link OverlayFrameCodec} and
+ * {@link OverlayDispatcher} — with datagram framing and addressing in
+ * place of TCP's length prefix and connections.
+ *
+ * <p>UDP loses datagrams, so a request is resent with the same id every
+ * {@code retryEvery} (doubling) until answered or {@code timeout} passes;
+ * the receiver executes it at most once and replays its answer to
+ * duplicates (see {@link DatagramAddressing}). Failures are
+ * {@link OverlayException}s: {@code TIMEOUT} (the peer may be dead, slow,
+ * or using another secret — UDP cannot tell these apart), {@code REMOTE_ERROR}
+ * and {@code CLOSED}.
+ */
+public final class NettyUdpOverlayTransport implements AutoCloseable {
+
+    /** Fragment size: well under the 65,507-byte UDP limit. */
+    static final int FRAGMENT_PAYLOAD_BYTES = 60_000;
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+    private final PendingRequests pending;
+    private final Map<Long, InetSocketAddress> destinations;
+    private final int maxPayloadBytes;
+    private final Duration retryEvery;
+    private final AtomicLong droppedFrames;
+    private final AtomicLong retransmissions = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final HostPort local;
+
+    private NettyUdpOverlayTransport(EventLoopGroup group, Channel channel, PendingRequests pending,
+                                     Map<Long, InetSocketAddress> destinations, int maxPayloadBytes,
+                                     Duration retryEvery, AtomicLong droppedFrames, HostPort local) {
+        this.group = group;
+        this.channel = channel;
+        this.pending = pending;
+        this.destinations = destinations;
+        this.maxPayloadBytes = maxPayloadBytes;
+        this.retryEvery = retryEvery;
+        this.droppedFrames = droppedFrames;
+        this.local = local;
+    }
+
+    /**
+     * Binds UDP {@code listen} (port 0 picks a free one) and serves requests
+     * with {@code handler}; fails with a one-line {@link OverlayException}
+     * when the address is busy or cannot be bound.
+     */
+    public static CompletableFuture<NettyUdpOverlayTransport> bind(HostPort listen, OverlaySecret secret,
+                                                                   int maxPayloadBytes, Duration retryEvery,
+                                                                   OverlayRequestHandler handler) {
+        EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("overlay-udp-" + listen.port(),
+                true));
+        PendingRequests pending = new PendingRequests(group);
+        Map<Long, InetSocketAddress> destinations = new ConcurrentHashMap<>();
+        Set<String> loggedHosts = ConcurrentHashMap.newKeySet();
+        AtomicLong dropped = new AtomicLong();
+        int maxFrame = OverlayFrame.HEADER_BYTES + maxPayloadBytes + OverlaySecret.MAC_BYTES;
+        Bootstrap bootstrap = new Bootstrap().group(group).channel(NioDatagramChannel.class)
+                .option(ChannelOption.SO_RCVBUF, 4 << 20)
+                .option(ChannelOption.SO_SNDBUF, 4 << 20)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(64 * 1024))
+                .handler(new ChannelInitializer<DatagramChannel>() {
+                    @Override
+                    protected void initChannel(DatagramChannel ch) {
+                        DatagramRoute route = new DatagramRoute();
+                        ch.pipeline()
+                                .addLast("datagrams", new DatagramFraming(route, FRAGMENT_PAYLOAD_BYTES, maxFrame,
+                                        TimeUnit.SECONDS.toNanos(10)))
+                                .addLast("verifier", new FrameVerifier(secret, loggedHosts, dropped))
+                                .addLast("signer", new FrameSigner(secret))
+                                .addLast("codec", new OverlayFrameCodec())
+                                .addLast("addressing", new DatagramAddressing(route, destinations::get,
+                                        TimeUnit.SECONDS.toNanos(30), 4096))
+                                .addLast("dispatcher", new OverlayDispatcher(pending, handler));
+                    }
+                });
+        CompletableFuture<NettyUdpOverlayTransport> result = new CompletableFuture<>();
+        bootstrap.bind(listen.host(), listen.port()).addListener((ChannelFuture f) -> {
+            if (f.isSuccess()) {
+                InetSocketAddress bound = (InetSocketAddress) f.channel().localAddress();
+                result.complete(new NettyUdpOverlayTransport(group, f.channel(), pending, destinations,
+                        maxPayloadBytes, retryEvery, dropped, new HostPort(listen.host(), bound.getPort())));
+            } else {
+                group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+                String why = f.cause() instanceof BindException ? "is already in use or not local"
+                        : "cannot be bound: " + f.cause().getMessage();
+                result.completeExceptionally(new OverlayException(OverlayException.Reason.UNREACHABLE,
+                        "overlay address " + listen + " (UDP) " + why, f.cause()));
+            }
+        });
+        return result;
+    }
+
+    /** Where this transport listens (with the real port when bound to 0). */
+    public HostPort localAddress() {
+        return local;
+    }
+
+    /** Frames dropped because their MAC did not verify. */
+    public long droppedFrames() {
+        return droppedFrames.get();
+    }
+
+    /** Requests resent because no answer came within the retry interval. */
+    public long retransmissions() {
+        return retransmissions.get();
+    }
+
+    /**
+     * Sends one request to {@code peer}, resending it until answered, and
+     * completes with the answer's payload or fails with an
+     * {@link OverlayException} no later than {@code timeout}.
+     */
+    public CompletableFuture<byte[]> request(HostPort peer, int type, byte[] payload, Duration timeout) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new OverlayException(OverlayException.Reason.CLOSED,
+                    "overlay transport " + local + " is closed"));
+        }
+        if (payload.length > maxPayloadBytes) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a " + payload.length
+                    + "-byte overlay payload exceeds the " + maxPayloadBytes + "-byte frame limit"));
+        }
+        InetSocketAddress to = new InetSocketAddress(peer.host(), peer.port());
+        if (to.isUnresolved()) {
+            return CompletableFuture.failedFuture(new OverlayException(OverlayException.Reason.UNREACHABLE,
+                    "overlay peer " + peer + " does not resolve"));
+        }
+        long id = randomId();
+        destinations.put(id, to);
+        CompletableFuture<byte[]> answer = pending.register(id, timeout, "request " + type + " to " + peer);
+        OverlayFrame frame = new OverlayFrame(OverlayFrame.Kind.REQUEST, type, id, payload);
+        answer.whenComplete((v, e) -> destinations.remove(id));
+        send(frame, answer, retryEvery.toMillis());
+        return answer;
+    }
+
+    private void send(OverlayFrame frame, CompletableFuture<byte[]> answer, long nextRetryMillis) {
+        if (answer.isDone() || closed.get()) {
+            return;
+        }
+        channel.writeAndFlush(frame);
+        ScheduledFuture<?> retry = group.schedule(() -> {
+            if (!answer.isDone()) {
+                retransmissions.incrementAndGet();
+                send(frame, answer, Math.min(nextRetryMillis * 2, 2_000));
+            }
+        }, Math.max(1, nextRetryMillis), TimeUnit.MILLISECONDS);
+        answer.whenComplete((v, e) -> retry.cancel(false));
+    }
+
+    private long randomId() {
+        while (true) {
+            long id = ThreadLocalRandom.current().nextLong();
+            if (id != 0 && !destinations.containsKey(id)) {
+                return id;
+            }
+        }
+    }
+
+    /** Closes the socket; pending requests fail with {@code CLOSED}. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        channel.close();
+        pending.failAll(new OverlayException(OverlayException.Reason.CLOSED, "overlay transport " + local
+                + " closed"));
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}
