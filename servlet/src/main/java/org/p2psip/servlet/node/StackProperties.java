@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.p2psip.servlet.logging.Slf4jServerLogger;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.logging.Slf4jStackLogger;
+import org.p2psip.servlet.stack.CachingNioMessageProcessorFactory;
 import org.p2psip.servlet.stack.ScreeningParserFactory;
 
 /**
@@ -35,8 +36,13 @@ final class StackProperties {
         p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
         p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(threads));
         p.setProperty("gov.nist.javax.sip.TCP_POST_PARSING_THREAD_POOL_SIZE", Integer.toString(threads));
-        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY",
-                "gov.nist.javax.sip.stack.NioMessageProcessorFactory");
+        // NIO keeps TCP to a selector instead of a thread per connection; the
+        // factory is the RI's own except that TCP keeps the connections it
+        // opens (the RI forgets them, and forwarding over TCP breaks).
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY", CachingNioMessageProcessorFactory.class.getName());
+        // A connect to a UAS blocks the thread forwarding to it: give up well
+        // within the transaction's own timers (the RI's default is 10 s).
+        p.setProperty(CachingNioMessageProcessorFactory.CONNECTION_TIMEOUT, "5000");
         p.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
         p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
