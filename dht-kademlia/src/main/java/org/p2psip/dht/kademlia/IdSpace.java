@@ -1,0 +1,70 @@
+package org.p2psip.dht.kademlia;
+
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.random.RandomGenerator;
+
+/**
+ * Kademlia's identifier space: {@code bits}-bit ids (160 in production, the
+ * width of SHA-1; smaller in tests) and the XOR metric
+ * {@code d(x, y) = x XOR y} of Maymounkov &amp; Mazières §2.1. The metric is
+ * symmetric and unidirectional, so every lookup for one key converges on the
+ * same nodes whichever node starts it.
+ */
+public record IdSpace(int bits) {
+
+    public static final IdSpace SHA1 = new IdSpace(160);
+
+    public IdSpace {
+        if (bits < 2 || bits > 160) {
+            throw new IllegalArgumentException("id width must be 2..160 bits, not " + bits);
+        }
+    }
+
+    public BigInteger size() {
+        return BigInteger.ONE.shiftLeft(bits);
+    }
+
+    /** SHA-1 of the text, truncated to this space's width. */
+    public BigInteger idOf(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return new BigInteger(1, digest).shiftRight(160 - bits);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK lacks SHA-1", e);
+        }
+    }
+
+    public BigInteger distance(BigInteger a, BigInteger b) {
+        return a.xor(b);
+    }
+
+    /**
+     * Which k-bucket of {@code self} holds {@code other}: bucket i covers
+     * distances in [2^i, 2^(i+1)), i.e. the index of the highest differing
+     * bit; -1 for {@code self} itself.
+     */
+    public int bucketIndex(BigInteger self, BigInteger other) {
+        return self.xor(other).bitLength() - 1;
+    }
+
+    /** A uniformly random id in bucket {@code index} of {@code self}, for bucket refresh. */
+    public BigInteger randomIdInBucket(BigInteger self, int index, RandomGenerator random) {
+        // The top bit of the distance fixes the bucket; the bits below it are free.
+        BigInteger low = new BigInteger(index, new java.util.Random(random.nextLong()));
+        return self.xor(BigInteger.ONE.shiftLeft(index).or(low));
+    }
+
+    public BigInteger random(RandomGenerator random) {
+        return new BigInteger(bits, new java.util.Random(random.nextLong()));
+    }
+
+    /** Fixed-width hex, for logs and {@link org.p2psip.core.dht.Peer} ids. */
+    public String hex(BigInteger id) {
+        String h = id.toString(16);
+        int width = (bits + 3) / 4;
+        return h.length() >= width ? h : "0".repeat(width - h.length()) + h;
+    }
+}
