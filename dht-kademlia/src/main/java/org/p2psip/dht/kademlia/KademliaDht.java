@@ -1,0 +1,665 @@
+package org.p2psip.dht.kademlia;
+
+import java.math.BigInteger;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.DhtException;
+import org.p2psip.core.dht.Peer;
+import org.p2psip.core.dht.Placement;
+import org.p2psip.core.dht.VersionedValue;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.NettyUdpOverlayTransport;
+import org.p2psip.core.overlay.OverlayException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kademlia node (Maymounkov &amp; Mazières) on core's UDP overlay
+ * transport, serving the {@link Dht} SPI.
+ *
+ * <p><b>Routing</b> follows the paper: k-buckets updated by every message
+ * (§2.2, ping-before-evict through {@link RoutingTable}), iterative lookups
+ * with α parallel queries ({@link NodeLookup}, §2.3), bucket refresh for
+ * buckets without a lookup in {@code refresh-ms}, and republishing of every
+ * stored value every {@code republish-ms} to the key's closest nodes (§2.5),
+ * skipped when another node has re-stored it meanwhile.
+ *
+ * <p><b>Replication and no lost updates.</b> A key lives on its
+ * {@code min(replicas, k)} closest nodes. Conditional writes are not blind
+ * STOREs: they go to the key's <em>coordinator</em>, the closest live node
+ * to the key as a lookup finds it. The coordinator serialises writes per key,
+ * reads the highest version among the k closest nodes (FIND_VALUE), compares
+ * it with the version the writer read, gives the write a fresh higher
+ * version and STOREs it to the replicas; it acknowledges only once all of
+ * them hold it. Replicas keep only the highest version they have seen, so a
+ * stale republish can never roll a key back, and a removal is a versioned
+ * tombstone. When the coordinator dies the writer falls back to the next
+ * closest node, which becomes coordinator by the same rule; a node that
+ * knows someone closer refuses to coordinate, so two writers converge on one
+ * coordinator. Chosen over a mergeable value because the SPI is byte-level
+ * compare-and-set: the coordinator gives it exactly that.
+ *
+ * <p><b>Threading.</b> All mutable state (routing table, store, lookups)
+ * belongs to one owner thread; Netty threads decode and hand off.
+ */
+public final class KademliaDht implements Dht {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KademliaDht.class);
+    /** How long a removal's tombstone outlives the write, so lagging replicas cannot resurrect the value. */
+    private static final long TOMBSTONE_MILLIS = 10 * 60_000;
+    /** An expired entry is kept this long so its version is still seen (versions are never reused). */
+    private static final long EXPIRED_GRACE_MILLIS = 10 * 60_000;
+    private static final int REPUBLISH_IN_FLIGHT = 32;
+    /** Upper bound of the random pause after a lost compare-and-set. */
+    private static final long CONFLICT_PAUSE_MICROS = 20_000;
+
+    /** A finished lookup: the closest live nodes including this one, the best value seen, its rounds. */
+    record LookupResult(List<Contact> closest, Optional<StoredValue> best, int rounds) {
+    }
+
+    private record Entry(StoredValue value, long lastStoredByPeerNanos) {
+    }
+
+    private final IdSpace space = IdSpace.SHA1;
+    private final Contact self;
+    private final Clock clock;
+    private final int replicas;
+    private final KademliaOptions options;
+    private final RoutingTable table;
+    private final Map<String, Entry> store = new HashMap<>();
+    private final Map<String, CompletableFuture<?>> writeQueues = new HashMap<>();
+    /** Keys whose latest version this node wrote as coordinator (dropped when a peer stores a version). */
+    private final Map<String, Long> coordinated = new HashMap<>();
+    private final ScheduledExecutorService owner;
+    private final SplittableRandom random;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong lookups = new AtomicLong();
+    private final AtomicLong lookupRounds = new AtomicLong();
+    private final AtomicLong maxLookupRounds = new AtomicLong();
+    private long lastVersion;
+    private volatile NettyUdpOverlayTransport transport;
+
+    KademliaDht(Contact self, Clock clock, int replicas, KademliaOptions options) {
+        this.self = self;
+        this.clock = clock;
+        this.options = options;
+        this.replicas = Math.max(1, Math.min(replicas, options.k()));
+        this.table = new RoutingTable(space, self.id(), options.k());
+        this.random = new SplittableRandom(self.id().longValue() ^ System.nanoTime());
+        this.owner = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kademlia-" + self.overlay().port());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void attach(NettyUdpOverlayTransport transport) {
+        this.transport = transport;
+    }
+
+    Contact contact() {
+        return self;
+    }
+
+    /** Lookups run and their average rounds (hops): the metric the issue asks for. */
+    public LookupMetrics lookupMetrics() {
+        long n = lookups.get();
+        return new LookupMetrics(n, n == 0 ? 0 : (double) lookupRounds.get() / n, maxLookupRounds.get());
+    }
+
+    /** Lookup counters: how many ran, their mean and largest round count. */
+    public record LookupMetrics(long lookups, double meanRounds, long maxRounds) {
+    }
+
+    /** How many contacts the routing table holds (for tests and logs). */
+    CompletableFuture<Integer> routingTableSize() {
+        return onOwner(() -> CompletableFuture.completedFuture(table.size()));
+    }
+
+    @Override
+    public String backendName() {
+        return KademliaDhtProvider.NAME;
+    }
+
+    @Override
+    public Peer self() {
+        return peerOf(self);
+    }
+
+    private Peer peerOf(Contact c) {
+        return new Peer(space.hex(c.id()), c.sip());
+    }
+
+    // ---------------------------------------------------------------- join and maintenance
+
+    /**
+     * Joins through the first seed that answers a PING (§2.3: insert the seed,
+     * look up your own id, refresh the buckets beyond the nearest neighbour).
+     * A seed that times out is tried again until the caller's start timeout,
+     * since a seed may simply still be starting.
+     */
+    CompletableFuture<Void> join(List<HostPort> seeds) {
+        if (seeds.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return pingSeeds(seeds, 0).thenCompose(seed -> onOwner(() -> {
+            observe(seed);
+            return lookup(self.id(), Optional.empty());
+        })).thenCompose(r -> onOwner(this::refreshBuckets));
+    }
+
+    private CompletableFuture<Contact> pingSeeds(List<HostPort> seeds, int attempt) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("closed while joining"));
+        }
+        HostPort seed = seeds.get(attempt % seeds.size());
+        return transport.request(seed, KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+                        options.rpcTimeout())
+                .thenApply(answer -> new KademliaWire.In(answer).contact())
+                .exceptionallyCompose(e -> {
+                    Throwable cause = unwrap(e);
+                    if (cause instanceof OverlayException o && o.reason() == OverlayException.Reason.REMOTE_ERROR) {
+                        return CompletableFuture.failedFuture(new DhtException("seed " + seed + " refused: "
+                                + o.getMessage()));
+                    }
+                    return pingSeeds(seeds, attempt + 1);
+                });
+    }
+
+    void startMaintenance() {
+        long republish = options.republishEvery().toMillis();
+        long refresh = options.refreshEvery().toMillis();
+        owner.scheduleWithFixedDelay(this::republishAndExpire, republish, republish, TimeUnit.MILLISECONDS);
+        owner.scheduleWithFixedDelay(() -> {
+            if (!closed.get()) {
+                refreshBuckets();
+            }
+        }, refresh, Math.max(1, refresh / 4), TimeUnit.MILLISECONDS);
+    }
+
+    private CompletableFuture<Void> refreshBuckets() {
+        List<CompletableFuture<LookupResult>> all = new ArrayList<>();
+        for (int bucket : table.bucketsToRefresh(monotonicMillis(), options.refreshEvery().toMillis())) {
+            all.add(lookup(space.randomIdInBucket(self.id(), bucket, random), Optional.empty()));
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null);
+    }
+
+    /**
+     * §2.5, with a short interval: every value this node holds is stored
+     * again at the key's closest nodes, unless a peer re-stored it here
+     * within the interval (then that peer republished it already). Expired
+     * entries are dropped once their grace period is over.
+     */
+    private void republishAndExpire() {
+        if (closed.get()) {
+            return;
+        }
+        long now = clock.millis();
+        long interval = TimeUnit.MILLISECONDS.toNanos(options.republishEvery().toMillis());
+        List<String> due = new ArrayList<>();
+        store.entrySet().removeIf(e -> now > e.getValue().value().expiresAtMillis() + EXPIRED_GRACE_MILLIS);
+        coordinated.keySet().retainAll(store.keySet());
+        for (Map.Entry<String, Entry> e : store.entrySet()) {
+            if (e.getValue().value().expiresAtMillis() > now
+                    && System.nanoTime() - e.getValue().lastStoredByPeerNanos() >= interval) {
+                due.add(e.getKey());
+            }
+        }
+        republishSome(due, 0);
+    }
+
+    private void republishSome(List<String> keys, int from) {
+        if (from >= keys.size() || closed.get()) {
+            return;
+        }
+        int to = Math.min(keys.size(), from + REPUBLISH_IN_FLIGHT);
+        List<CompletableFuture<?>> batch = new ArrayList<>();
+        for (String key : keys.subList(from, to)) {
+            Entry e = store.get(key);
+            if (e == null) {
+                continue;
+            }
+            batch.add(lookup(space.idOf(key), Optional.empty())
+                    .thenCompose(r -> onOwner(() -> storeAt(key, e.value(), replicasOf(r.closest())))));
+        }
+        CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new))
+                .whenCompleteAsync((v, err) -> republishSome(keys, to), owner);
+    }
+
+    // ---------------------------------------------------------------- the SPI
+
+    @Override
+    public CompletableFuture<Optional<VersionedValue>> get(String key) {
+        return onOwner(() -> lookup(space.idOf(key), Optional.of(key))).thenApply(r -> {
+            long now = clock.millis();
+            return r.best().filter(v -> v.liveAt(now))
+                    .map(v -> new VersionedValue(v.value().clone(), v.version(),
+                            Instant.ofEpochMilli(v.expiresAtMillis())));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value,
+                                                   Instant expiresAt) {
+        return write(key, expectedVersion, false, value.clone(), expiresAt.toEpochMilli());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion) {
+        return write(key, expectedVersion, true, new byte[0], 0);
+    }
+
+    @Override
+    public CompletableFuture<Placement> placement(String key) {
+        return onOwner(() -> lookup(space.idOf(key), Optional.empty())).thenApply(r -> {
+            List<Contact> holders = replicasOf(r.closest());
+            return new Placement(peerOf(holders.get(0)),
+                    holders.subList(1, holders.size()).stream().map(this::peerOf).toList());
+        });
+    }
+
+    private List<Contact> replicasOf(List<Contact> closest) {
+        return closest.subList(0, Math.min(replicas, closest.size()));
+    }
+
+    /**
+     * The writer's side: find the coordinator (the closest live node) and
+     * ask it; when it is dead, forget it and ask the next closest; when it
+     * names a closer node, look up again. Retried until the operation timeout.
+     */
+    private CompletableFuture<Boolean> write(String key, long expected, boolean remove, byte[] value,
+                                             long expiresAtMillis) {
+        long deadline = System.nanoTime() + options.operationTimeout().toNanos();
+        byte[] request = new KademliaWire.Out().contact(self).string(key).i64(expected).bool(remove).bytes(value)
+                .i64(expiresAtMillis).done();
+        return onOwner(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, request, deadline, null))
+                .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
+    }
+
+    /**
+     * A refused conditional write completes after a short random pause: the
+     * caller will re-read and retry, and writers that lost together would
+     * otherwise retry in lockstep and collide again, starving the unluckiest
+     * (randomised backoff, as in Ethernet; it costs only the losers).
+     */
+    private CompletableFuture<Boolean> afterConflict() {
+        long pauseMicros = java.util.concurrent.ThreadLocalRandom.current().nextLong(CONFLICT_PAUSE_MICROS);
+        return CompletableFuture.supplyAsync(() -> false,
+                CompletableFuture.delayedExecutor(pauseMicros, TimeUnit.MICROSECONDS));
+    }
+
+    private CompletableFuture<Boolean> attemptWrite(String key, long expected, boolean remove, byte[] value,
+                                                    long expiresAtMillis, byte[] request, long deadline,
+                                                    Throwable last) {
+        if (System.nanoTime() > deadline) {
+            return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
+                    + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
+        }
+        return lookup(space.idOf(key), Optional.empty()).thenCompose(r -> onOwner(() -> {
+            Contact coordinator = r.closest().get(0);
+            CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
+                    ? coordinate(key, expected, remove, value, expiresAtMillis)
+                    : send(coordinator, KademliaWire.WRITE, request).thenApply(b -> b.length == 1 && b[0] == 1);
+            return answer.exceptionallyCompose(e -> onOwner(() -> {
+                Throwable cause = unwrap(e);
+                if (cause instanceof IllegalStateException && closed.get()) {
+                    return CompletableFuture.failedFuture(cause);
+                }
+                LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
+                        cause.toString());
+                return attemptWrite(key, expected, remove, value, expiresAtMillis, request, deadline, cause);
+            }));
+        }));
+    }
+
+    /** The coordinator's side of a conditional write: serialised per key on the owner thread. */
+    private CompletableFuture<Boolean> coordinate(String key, long expected, boolean remove, byte[] value,
+                                                  long expiresAtMillis) {
+        CompletableFuture<?> previous = writeQueues.getOrDefault(key, CompletableFuture.completedFuture(null));
+        CompletableFuture<Boolean> result = previous.handleAsync((v, e) -> null, owner)
+                .thenCompose(ignored -> coordinateNow(key, expected, remove, value, expiresAtMillis));
+        CompletableFuture<?> tail = result.handle((v, e) -> null);
+        writeQueues.put(key, tail);
+        tail.whenCompleteAsync((v, e) -> writeQueues.remove(key, tail), owner);
+        return result;
+    }
+
+    private CompletableFuture<Boolean> coordinateNow(String key, long expected, boolean remove, byte[] value,
+                                                     long expiresAtMillis) {
+        BigInteger keyId = space.idOf(key);
+        Long mine = coordinated.get(key);
+        Entry held = store.get(key);
+        List<Contact> known = table.closest(keyId, replicas);
+        boolean stillClosest = known.isEmpty()
+                || space.distance(self.id(), keyId).compareTo(space.distance(known.get(0).id(), keyId)) < 0;
+        if (mine != null && held != null && held.value().version() == mine && stillClosest
+                && known.size() >= Math.min(replicas - 1, table.size())) {
+            // This node wrote the latest version itself and nobody closer has appeared since, so its own
+            // copy is current: the compare needs no network read. Replicas still refuse anything older.
+            List<Contact> holders = new ArrayList<>();
+            holders.add(self);
+            holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
+            return decide(key, expected, remove, value, expiresAtMillis, held.value(), holders);
+        }
+        return lookup(keyId, Optional.of(key)).thenCompose(r -> onOwner(() -> {
+            if (!r.closest().get(0).id().equals(self.id())) {
+                return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
+            }
+            return decide(key, expected, remove, value, expiresAtMillis, r.best().orElse(null),
+                    replicasOf(r.closest()));
+        }));
+    }
+
+    /** Compare the version the writer read with the current one, and if equal store the write at the holders. */
+    private CompletableFuture<Boolean> decide(String key, long expected, boolean remove, byte[] value,
+                                              long expiresAtMillis, StoredValue current, List<Contact> holders) {
+        long now = clock.millis();
+        long currentVersion = current != null && current.liveAt(now) ? current.version() : ABSENT;
+        if (currentVersion != expected) {
+            return CompletableFuture.completedFuture(false);
+        }
+        long version = nextVersion(current == null ? 0 : current.version());
+        StoredValue stored = remove ? new StoredValue(new byte[0], version, now + TOMBSTONE_MILLIS, true)
+                : new StoredValue(value, version, expiresAtMillis, false);
+        return storeAt(key, stored, holders).whenComplete((ok, e) -> {
+            if (e == null && ok) {
+                coordinated.put(key, version);
+            } else {
+                coordinated.remove(key);
+            }
+        });
+    }
+
+    /**
+     * A version never handed out before for this key: above every version
+     * seen, and above this coordinator's previous one; derived from wall time
+     * in microseconds so a new coordinator starts above an old one's.
+     */
+    private long nextVersion(long seen) {
+        long candidate = Math.max(seen + 1, Math.max(lastVersion + 1, System.currentTimeMillis() * 1000));
+        lastVersion = candidate;
+        return candidate;
+    }
+
+    /**
+     * STOREs {@code value} at {@code holders} (this node included if it is
+     * one); completes with true when every holder took it, false when one
+     * already had a higher version (a concurrent write won), and fails when a
+     * holder could not be reached — the writer retries.
+     */
+    private CompletableFuture<Boolean> storeAt(String key, StoredValue value, List<Contact> holders) {
+        byte[] request = new KademliaWire.Out().contact(self).string(key).value(Optional.of(value)).done();
+        List<CompletableFuture<Boolean>> acks = new ArrayList<>();
+        for (Contact holder : holders) {
+            acks.add(holder.id().equals(self.id())
+                    ? CompletableFuture.completedFuture(storeLocally(key, value, false))
+                    : send(holder, KademliaWire.STORE, request).thenApply(b -> b.length == 1 && b[0] == 1));
+        }
+        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+                .thenApply(v -> acks.stream().allMatch(CompletableFuture::join));
+    }
+
+    /** Replicas only move forward: a lower version than the one held is refused. */
+    private boolean storeLocally(String key, StoredValue value, boolean fromPeer) {
+        Entry held = store.get(key);
+        if (held != null && held.value().version() > value.version()) {
+            return false;
+        }
+        if (fromPeer && (held == null || held.value().version() != value.version())) {
+            // Someone else wrote this key: this node's copy is no longer known to be the latest.
+            coordinated.remove(key);
+        }
+        long stamp = fromPeer ? System.nanoTime() : (held == null ? 0 : held.lastStoredByPeerNanos());
+        store.put(key, new Entry(value, stamp));
+        return true;
+    }
+
+    // ---------------------------------------------------------------- lookups
+
+    /**
+     * Runs {@link NodeLookup} over the network: FIND_VALUE when {@code key}
+     * is given (never stopping at the first copy, so the highest version
+     * among the k closest wins), FIND_NODE otherwise. Must be called on the
+     * owner thread.
+     */
+    private CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key) {
+        NodeLookup lookup = new NodeLookup(space, self.id(), target, options.k(), options.alpha(),
+                table.closest(target, options.k()));
+        table.touch(space.bucketIndex(self.id(), target), monotonicMillis());
+        CompletableFuture<LookupResult> done = new CompletableFuture<>();
+        byte[] request = key.isPresent()
+                ? new KademliaWire.Out().contact(self).string(key.get()).done()
+                : new KademliaWire.Out().contact(self).id(target).done();
+        int type = key.isPresent() ? KademliaWire.FIND_VALUE : KademliaWire.FIND_NODE;
+        pump(lookup, type, request, key, done);
+        return done;
+    }
+
+    private void pump(NodeLookup lookup, int type, byte[] request, Optional<String> key,
+                      CompletableFuture<LookupResult> done) {
+        if (done.isDone()) {
+            return;
+        }
+        if (closed.get()) {
+            done.completeExceptionally(new IllegalStateException("kademlia node " + self.overlay() + " is closed"));
+            return;
+        }
+        for (Contact peer : lookup.nextQueries()) {
+            send(peer, type, request).whenCompleteAsync((answer, error) -> {
+                if (error != null) {
+                    lookup.onFailure(peer);
+                } else {
+                    try {
+                        KademliaWire.In in = new KademliaWire.In(answer);
+                        List<Contact> closer = in.contacts();
+                        Optional<StoredValue> value = type == KademliaWire.FIND_VALUE ? in.value() : Optional.empty();
+                        lookup.onAnswer(peer, closer, value);
+                    } catch (RuntimeException malformed) {
+                        lookup.onFailure(peer);
+                    }
+                }
+                pump(lookup, type, request, key, done);
+            }, this::runOnOwner);
+        }
+        if (lookup.isDone()) {
+            finish(lookup, key, done);
+        }
+    }
+
+    private void finish(NodeLookup lookup, Optional<String> key, CompletableFuture<LookupResult> done) {
+        List<Contact> closest = new ArrayList<>(lookup.closestAnswered());
+        closest.add(self);
+        closest.sort(NodeLookup.byDistance(space, lookup.target()));
+        if (closest.size() > options.k()) {
+            closest = new ArrayList<>(closest.subList(0, options.k()));
+        }
+        Optional<StoredValue> best = lookup.bestValue();
+        if (key.isPresent()) {
+            Entry mine = store.get(key.get());
+            if (mine != null && (best.isEmpty() || mine.value().version() > best.get().version())) {
+                best = Optional.of(mine.value());
+            }
+        }
+        lookups.incrementAndGet();
+        lookupRounds.addAndGet(lookup.rounds());
+        maxLookupRounds.accumulateAndGet(lookup.rounds(), Math::max);
+        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds()));
+    }
+
+    /**
+     * Sends a request and keeps the routing table honest: an answer counts
+     * as having seen the peer, silence removes it (the transport has already
+     * retried, so one timeout means several lost datagrams).
+     */
+    private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload) {
+        NettyUdpOverlayTransport t = transport;
+        return t.request(peer.overlay(), type, payload, options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
+            if (error == null) {
+                observe(peer);
+            } else if (unwrap(error) instanceof OverlayException o
+                    && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
+                table.remove(peer.id());
+            }
+        }, this::runOnOwner);
+    }
+
+    /** §2.2 on every message: move to the tail, insert, or ping the head of a full bucket first. */
+    private void observe(Contact seen) {
+        if (seen.id().equals(self.id()) || closed.get()) {
+            return;
+        }
+        if (table.observe(seen, monotonicMillis()) instanceof RoutingTable.Observation.BucketFull full) {
+            Contact head = full.leastRecentlySeen();
+            transport.request(head.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+                    options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
+                        if (error == null) {
+                            table.observe(head, monotonicMillis());
+                        } else {
+                            table.replace(head, full.newcomer(), monotonicMillis());
+                        }
+                    }, this::runOnOwner);
+        }
+    }
+
+    // ---------------------------------------------------------------- serving peers
+
+    /** Serves one authenticated request; called on a Netty thread, runs on the owner thread. */
+    CompletableFuture<byte[]> handle(int type, byte[] payload) {
+        return onOwner(() -> {
+            KademliaWire.In in = new KademliaWire.In(payload);
+            Contact sender = in.contact();
+            observe(sender);
+            switch (type) {
+                case KademliaWire.PING:
+                    return CompletableFuture.completedFuture(new KademliaWire.Out().contact(self).done());
+                case KademliaWire.FIND_NODE: {
+                    BigInteger target = in.id();
+                    return CompletableFuture.completedFuture(new KademliaWire.Out()
+                            .contacts(closestFor(target, sender)).done());
+                }
+                case KademliaWire.FIND_VALUE: {
+                    String key = in.string();
+                    Entry held = store.get(key);
+                    return CompletableFuture.completedFuture(new KademliaWire.Out()
+                            .contacts(closestFor(space.idOf(key), sender))
+                            .value(Optional.ofNullable(held).map(Entry::value)).done());
+                }
+                case KademliaWire.STORE: {
+                    String key = in.string();
+                    StoredValue value = in.value().orElseThrow(() -> new IllegalArgumentException("empty STORE"));
+                    boolean taken = storeLocally(key, value, true);
+                    return CompletableFuture.completedFuture(new byte[] {(byte) (taken ? 1 : 0)});
+                }
+                case KademliaWire.WRITE: {
+                    String key = in.string();
+                    long expected = in.i64();
+                    boolean remove = in.bool();
+                    byte[] value = in.bytes();
+                    long expiresAt = in.i64();
+                    return coordinate(key, expected, remove, value, expiresAt)
+                            .thenApply(ok -> new byte[] {(byte) (ok ? 1 : 0)});
+                }
+                default:
+                    return CompletableFuture.failedFuture(new IllegalArgumentException("unknown kademlia message "
+                            + type));
+            }
+        });
+    }
+
+    /** The k closest contacts this node knows, itself included (it may be among them), minus the asker. */
+    private List<Contact> closestFor(BigInteger target, Contact asker) {
+        List<Contact> known = new ArrayList<>(table.closest(target, options.k() + 1));
+        known.add(self);
+        known.removeIf(c -> c.id().equals(asker.id()));
+        known.sort(NodeLookup.byDistance(space, target));
+        return known.size() > options.k() ? known.subList(0, options.k()) : known;
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    private <T> CompletableFuture<T> onOwner(Supplier<CompletableFuture<T>> work) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("kademlia node " + self.overlay()
+                    + " is closed"));
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            owner.execute(() -> {
+                try {
+                    work.get().whenComplete((v, e) -> {
+                        if (e != null) {
+                            result.completeExceptionally(unwrap(e));
+                        } else {
+                            result.complete(v);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new IllegalStateException("kademlia node " + self.overlay()
+                    + " is closed"));
+        }
+        return result;
+    }
+
+    private void runOnOwner(Runnable r) {
+        try {
+            owner.execute(r);
+        } catch (RejectedExecutionException e) {
+            // Closed: run inline so that lookups in progress see the closed flag and fail instead of hanging.
+            r.run();
+        }
+    }
+
+    private static long monotonicMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** Leaves without a word, as a crash would; peers learn it through timeouts. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        NettyUdpOverlayTransport t = transport;
+        if (t != null) {
+            t.close();
+        }
+        owner.shutdownNow();
+    }
+
+    /** For logs. */
+    @Override
+    public String toString() {
+        return "KademliaDht[" + self.overlay() + " " + space.hex(self.id()).substring(0, 8) + "]";
+    }
+
+    Duration rpcTimeout() {
+        return options.rpcTimeout();
+    }
+}
