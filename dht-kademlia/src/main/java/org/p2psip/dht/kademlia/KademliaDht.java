@@ -289,9 +289,11 @@ public final class KademliaDht implements Dht {
     private CompletableFuture<Boolean> write(String key, long expected, boolean remove, byte[] value,
                                              long expiresAtMillis) {
         long deadline = System.nanoTime() + options.operationTimeout().toNanos();
+        long writeId = java.util.concurrent.ThreadLocalRandom.current().nextLong();
         byte[] request = new KademliaWire.Out().contact(self).string(key).i64(expected).bool(remove).bytes(value)
-                .i64(expiresAtMillis).done();
-        return onOwner(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, request, deadline, null))
+                .i64(expiresAtMillis).i64(writeId).done();
+        return onOwner(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline,
+                null))
                 .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
     }
 
@@ -308,8 +310,8 @@ public final class KademliaDht implements Dht {
     }
 
     private CompletableFuture<Boolean> attemptWrite(String key, long expected, boolean remove, byte[] value,
-                                                    long expiresAtMillis, byte[] request, long deadline,
-                                                    Throwable last) {
+                                                    long expiresAtMillis, long writeId, byte[] request,
+                                                    long deadline, Throwable last) {
         if (System.nanoTime() > deadline) {
             return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
@@ -317,8 +319,10 @@ public final class KademliaDht implements Dht {
         return lookup(space.idOf(key), Optional.empty()).thenCompose(r -> onOwner(() -> {
             Contact coordinator = r.closest().get(0);
             CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
-                    ? coordinate(key, expected, remove, value, expiresAtMillis)
-                    : send(coordinator, KademliaWire.WRITE, request).thenApply(b -> b.length == 1 && b[0] == 1);
+                    ? coordinate(key, expected, remove, value, expiresAtMillis, writeId)
+                    // The coordinator runs lookups of its own before answering, so it gets longer than one RPC.
+                    : send(coordinator, KademliaWire.WRITE, request, options.rpcTimeout().multipliedBy(4))
+                            .thenApply(b -> b.length == 1 && b[0] == 1);
             return answer.exceptionallyCompose(e -> onOwner(() -> {
                 Throwable cause = unwrap(e);
                 if (cause instanceof IllegalStateException && closed.get()) {
@@ -326,17 +330,18 @@ public final class KademliaDht implements Dht {
                 }
                 LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
                         cause.toString());
-                return attemptWrite(key, expected, remove, value, expiresAtMillis, request, deadline, cause);
+                return attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline,
+                        cause);
             }));
         }));
     }
 
     /** The coordinator's side of a conditional write: serialised per key on the owner thread. */
     private CompletableFuture<Boolean> coordinate(String key, long expected, boolean remove, byte[] value,
-                                                  long expiresAtMillis) {
+                                                  long expiresAtMillis, long writeId) {
         CompletableFuture<?> previous = writeQueues.getOrDefault(key, CompletableFuture.completedFuture(null));
         CompletableFuture<Boolean> result = previous.handleAsync((v, e) -> null, owner)
-                .thenCompose(ignored -> coordinateNow(key, expected, remove, value, expiresAtMillis));
+                .thenCompose(ignored -> coordinateNow(key, expected, remove, value, expiresAtMillis, writeId));
         CompletableFuture<?> tail = result.handle((v, e) -> null);
         writeQueues.put(key, tail);
         tail.whenCompleteAsync((v, e) -> writeQueues.remove(key, tail), owner);
@@ -344,7 +349,7 @@ public final class KademliaDht implements Dht {
     }
 
     private CompletableFuture<Boolean> coordinateNow(String key, long expected, boolean remove, byte[] value,
-                                                     long expiresAtMillis) {
+                                                     long expiresAtMillis, long writeId) {
         BigInteger keyId = space.idOf(key);
         Long mine = coordinated.get(key);
         Entry held = store.get(key);
@@ -358,28 +363,33 @@ public final class KademliaDht implements Dht {
             List<Contact> holders = new ArrayList<>();
             holders.add(self);
             holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
-            return decide(key, expected, remove, value, expiresAtMillis, held.value(), holders);
+            return decide(key, expected, remove, value, expiresAtMillis, writeId, held.value(), holders);
         }
         return lookup(keyId, Optional.of(key)).thenCompose(r -> onOwner(() -> {
             if (!r.closest().get(0).id().equals(self.id())) {
                 return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
             }
-            return decide(key, expected, remove, value, expiresAtMillis, r.best().orElse(null),
+            return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null),
                     replicasOf(r.closest()));
         }));
     }
 
     /** Compare the version the writer read with the current one, and if equal store the write at the holders. */
     private CompletableFuture<Boolean> decide(String key, long expected, boolean remove, byte[] value,
-                                              long expiresAtMillis, StoredValue current, List<Contact> holders) {
+                                              long expiresAtMillis, long writeId, StoredValue current,
+                                              List<Contact> holders) {
         long now = clock.millis();
+        if (current != null && current.writeId() == writeId) {
+            // A retry of a write already applied (its first answer was lost): report it, do not run it twice.
+            return CompletableFuture.completedFuture(true);
+        }
         long currentVersion = current != null && current.liveAt(now) ? current.version() : ABSENT;
         if (currentVersion != expected) {
             return CompletableFuture.completedFuture(false);
         }
         long version = nextVersion(current == null ? 0 : current.version());
-        StoredValue stored = remove ? new StoredValue(new byte[0], version, now + TOMBSTONE_MILLIS, true)
-                : new StoredValue(value, version, expiresAtMillis, false);
+        StoredValue stored = remove ? new StoredValue(new byte[0], version, now + TOMBSTONE_MILLIS, true, writeId)
+                : new StoredValue(value, version, expiresAtMillis, false, writeId);
         return storeAt(key, stored, holders).whenComplete((ok, e) -> {
             if (e == null && ok) {
                 coordinated.put(key, version);
@@ -511,8 +521,12 @@ public final class KademliaDht implements Dht {
      * retried, so one timeout means several lost datagrams).
      */
     private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload) {
+        return send(peer, type, payload, options.rpcTimeout());
+    }
+
+    private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload, Duration timeout) {
         NettyUdpOverlayTransport t = transport;
-        return t.request(peer.overlay(), type, payload, options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
+        return t.request(peer.overlay(), type, payload, timeout).whenCompleteAsync((answer, error) -> {
             if (error == null) {
                 observe(peer);
             } else if (unwrap(error) instanceof OverlayException o
@@ -575,7 +589,8 @@ public final class KademliaDht implements Dht {
                     boolean remove = in.bool();
                     byte[] value = in.bytes();
                     long expiresAt = in.i64();
-                    return coordinate(key, expected, remove, value, expiresAt)
+                    long writeId = in.i64();
+                    return coordinate(key, expected, remove, value, expiresAt, writeId)
                             .thenApply(ok -> new byte[] {(byte) (ok ? 1 : 0)});
                 }
                 default:

@@ -119,7 +119,7 @@ final class KademliaWire {
 
         Out value(Optional<StoredValue> v) {
             bool(v.isPresent());
-            v.ifPresent(s -> bytes(s.value()).i64(s.version()).i64(s.expiresAtMillis()).bool(s.tombstone()));
+            v.ifPresent(s -> bytes(s.value()).i64(s.version()).i64(s.expiresAtMillis()).bool(s.tombstone()).i64(s.writeId()));
             return this;
         }
 
@@ -226,7 +226,7 @@ final class KademliaWire {
             if (!bool()) {
                 return Optional.empty();
             }
-            return Optional.of(new StoredValue(bytes(), i64(), i64(), bool()));
+            return Optional.of(new StoredValue(bytes(), i64(), i64(), bool(), i64()));
         }
     }
 }

@@ -10,8 +10,10 @@ import java.util.Objects;
  * version.
  *
  * @param expiresAtMillis absolute expiry on the node clock; a lapsed value is never returned
+ * @param writeId         the writer's random id for the write that made this version, so a write retried
+ *                        through another coordinator after a lost answer is recognised as already applied
  */
-public record StoredValue(byte[] value, long version, long expiresAtMillis, boolean tombstone) {
+public record StoredValue(byte[] value, long version, long expiresAtMillis, boolean tombstone, long writeId) {
 
     public StoredValue {
         Objects.requireNonNull(value, "value");

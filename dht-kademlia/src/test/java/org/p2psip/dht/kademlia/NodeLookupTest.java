@@ -77,9 +77,9 @@ class NodeLookupTest {
         NodeLookup lookup = new NodeLookup(SPACE, BigInteger.ZERO, BigInteger.valueOf(0x10), 3, 3,
                 List.of(c(0x11), c(0x12), c(0x13)));
         lookup.nextQueries();
-        lookup.onAnswer(c(0x11), List.of(), Optional.of(new StoredValue(new byte[] {1}, 5, 100, false)));
-        lookup.onAnswer(c(0x12), List.of(), Optional.of(new StoredValue(new byte[] {2}, 9, 100, false)));
-        lookup.onAnswer(c(0x13), List.of(), Optional.of(new StoredValue(new byte[] {3}, 7, 100, false)));
+        lookup.onAnswer(c(0x11), List.of(), Optional.of(new StoredValue(new byte[] {1}, 5, 100, false, 1)));
+        lookup.onAnswer(c(0x12), List.of(), Optional.of(new StoredValue(new byte[] {2}, 9, 100, false, 2)));
+        lookup.onAnswer(c(0x13), List.of(), Optional.of(new StoredValue(new byte[] {3}, 7, 100, false, 3)));
         assertTrue(lookup.isDone());
         assertEquals(9, lookup.bestValue().orElseThrow().version());
     }
