@@ -114,21 +114,29 @@ public final class ScaleRun {
             return cells;
         }
         say("%s x%d: starting the cluster", dht, nodes);
-        ClusterProcess cluster;
-        try {
-            cluster = ClusterProcess.start(dht, nodes, settings.replicas(), settings.clusterStart(),
-                    settings.out().resolve("cluster-" + dht + "-" + nodes + ".log"));
-        } catch (ClusterProcess.ClusterStartException e) {
-            say("%s x%d: %s", dht, nodes, e.getMessage());
-            for (Scenario s : settings.scenarios()) {
-                cells.add(ScaleCell.failed(dht, nodes, s.label(), e.getMessage(), loadAverage()));
+        ClusterProcess cluster = null;
+        String startNote = "";
+        // Two tries: on a busy machine a member can miss its start timeout, or a port checked free be taken.
+        for (int attempt = 1; cluster == null; attempt++) {
+            try {
+                cluster = ClusterProcess.start(dht, nodes, settings.replicas(), settings.clusterStart(),
+                        settings.out().resolve("cluster-" + dht + "-" + nodes + (attempt > 1 ? "-" + attempt : "")
+                                + ".log"));
+            } catch (ClusterProcess.ClusterStartException e) {
+                say("%s x%d: %s", dht, nodes, e.getMessage());
+                if (attempt >= 2) {
+                    for (Scenario s : settings.scenarios()) {
+                        cells.add(ScaleCell.failed(dht, nodes, s.label(), e.getMessage(), loadAverage()));
+                    }
+                    return cells;
+                }
+                startNote = "first cluster start failed (" + e.getMessage() + "), second succeeded";
             }
-            return cells;
         }
         current.set(cluster);
         try {
             for (Scenario s : settings.scenarios()) {
-                ScaleCell cell = measure(dht, nodes, s, cluster);
+                ScaleCell cell = measure(dht, nodes, s, cluster, startNote);
                 if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured()) {
                     say("%s x%d %s: SIPp cross-check at %.0f/s", dht, nodes, s.label(), cell.maxRate());
                     cell = cell.withSipp(SippCrossCheck.run(cluster.balancer(), cell.maxRate(), cell.achievedRate(),
@@ -148,7 +156,7 @@ public final class ScaleRun {
         return settings.nodeCounts().stream().filter(n -> n > 1).findFirst().orElse(0);
     }
 
-    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster) {
+    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster, String startNote) {
         double load = loadAverage();
         HostPort target = cluster.balancer();
         LoadSpec base = LoadSpec.of(scenario, target).withThreads(settings.threads()).withAors(settings.aors())
@@ -157,20 +165,10 @@ public final class ScaleRun {
                 settings.maxSteps(), settings.stepDuration(),
                 new MaxRateSearch.Criteria(MaxRateSearch.Criteria.DEFAULT.minSuccess(), settings.p99BoundMillis(),
                         MaxRateSearch.Criteria.DEFAULT.minAchievedShare()));
-        String note = "";
+        String note = startNote;
         try (LoadRun run = LoadRun.open(base)) {
             if (!settings.warmup().isZero()) {
-                // Half the start rate: a cold node (JIT not yet run) should be warmed, not swamped, or the
-                // backlog it builds spills into the first step.
-                double rate = Math.max(1, settings.startRate() / 2);
-                long count = Math.max(1, Math.round(rate * settings.warmup().toMillis() / 1000.0));
-                LoadReport w = run.measure(base.withRate(rate).withCount(count)
-                        .withDuration(settings.warmup().plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
-                if (w.failed() > 0) {
-                    // Worth knowing (a cold cluster dropping requests), but the search is what counts.
-                    note = String.format(Locale.ROOT, "warm-up at %.0f/s: %d of %d failed %s", rate, w.failed(),
-                            w.attempted(), w.failures());
-                }
+                note = join(note, warmUp(run, base));
             }
             if (!cluster.isAlive()) {
                 return ScaleCell.failed(dht, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(), load);
@@ -186,6 +184,10 @@ public final class ScaleRun {
                         join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
                         load, java.util.Optional.empty());
             }
+            String limit = limitNote(m);
+            if (!limit.isEmpty()) {
+                note = join(note, limit);
+            }
             return new ScaleCell(dht, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
                     best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
                     m.steps().size(), m.stoppedBy(), load, java.util.Optional.empty());
@@ -196,8 +198,42 @@ public final class ScaleRun {
         }
     }
 
+    /**
+     * Two unmeasured rounds, at half the start rate and then at the start
+     * rate: a cold node (JIT not yet run, Hazelcast partitions still
+     * settling) should be warmed, not swamped, and the search's first step
+     * should not be the first time the cluster sees that pace. Returns a
+     * note on failures, empty when there were none.
+     */
+    private String warmUp(LoadRun run, LoadSpec base) {
+        List<String> notes = new ArrayList<>();
+        for (double rate : new double[] {Math.max(1, settings.startRate() / 2), settings.startRate()}) {
+            long count = Math.max(1, Math.round(rate * settings.warmup().toMillis() / 2000.0));
+            LoadReport w = run.measure(base.withRate(rate).withCount(count)
+                    .withDuration(settings.warmup().plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
+            if (w.failed() > 0) {
+                // Worth knowing (a cold cluster dropping requests), but the search is what counts.
+                notes.add(String.format(Locale.ROOT, "warm-up at %.0f/s: %d of %d failed %s", rate, w.failed(),
+                        w.attempted(), w.failures()));
+            }
+        }
+        return String.join("; ", notes);
+    }
+
+    /** The failed step nearest above the max rate, and why it failed: what the limit looked like. */
+    static String limitNote(MaxRateReport m) {
+        return m.steps().stream().filter(s -> !s.held())
+                .filter(s -> s.report().offeredRate() > m.bestRate())
+                .min(java.util.Comparator.comparingDouble(s -> s.report().offeredRate()))
+                .map(s -> String.format(Locale.ROOT, "at %.0f/s: %.2f%% ok, p99 %.0f ms, %.0f/s achieved%s",
+                        s.report().offeredRate(), 100 * s.report().successRatio(), s.report().p99Millis(),
+                        s.report().achievedRate(), s.report().failures().isEmpty() ? ""
+                                : ", failures " + new java.util.TreeMap<>(s.report().failures())))
+                .orElse("");
+    }
+
     private static String join(String a, String b) {
-        return a.isEmpty() ? b : a + "; " + b;
+        return a.isEmpty() ? b : b.isEmpty() ? a : a + "; " + b;
     }
 
     /** The one-minute load average, or -1 where the OS does not say. */

@@ -17,7 +17,7 @@ import org.p2psip.loadtest.bench.Scenario;
  * @param out           where results go
  * @param replicas      copies of each registration the cluster keeps
  * @param threads       generator lanes
- * @param warmup        unmeasured load at half the start rate before each search, so the nodes' JIT has run
+ * @param warmup        unmeasured load before each search, half at half the start rate and half at it, so the nodes' JIT has run
  * @param startRate     first rate of each search
  * @param growth        factor between rising steps
  * @param precision     relative gap at which the search stops narrowing
@@ -54,7 +54,7 @@ public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Sc
     public static ScaleSettings defaults(Path out) {
         return new ScaleSettings(List.of("local", "hazelcast", "chord"), List.of(1, 2, 4),
                 List.of(Scenario.REGISTER, Scenario.CALL), out, 1,
-                Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), Duration.ofSeconds(3), 1000,
+                Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), Duration.ofSeconds(4), 1000,
                 1.6, 0.10, 9, Duration.ofSeconds(2), 200, Duration.ofSeconds(30), 500, Duration.ofSeconds(120),
                 false);
     }
