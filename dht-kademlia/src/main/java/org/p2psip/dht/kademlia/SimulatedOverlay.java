@@ -87,6 +87,7 @@ final class SimulatedOverlay {
         tables.put(id, table);
         alive.add(id);
         aliveList.add(id);
+        sortedAlive = null;
         if (seed.isPresent()) {
             observe(id, contactOf(seed.get()));
             lookup(id, id);
@@ -118,6 +119,7 @@ final class SimulatedOverlay {
             ids.add(id);
         }
         Collections.sort(ids);
+        sortedAlive = null;
         for (BigInteger id : ids) {
             alive.add(id);
             aliveList.add(id);
@@ -156,21 +158,43 @@ final class SimulatedOverlay {
     void crash(BigInteger id) {
         alive.remove(id);
         aliveList.remove(id);
+        sortedAlive = null;
     }
 
     BigInteger randomAlive() {
         return aliveList.get(random.nextInt(aliveList.size()));
     }
 
-    /** The true closest live node to {@code target}, by brute force, for judging lookups. */
+    private List<BigInteger> sortedAlive;
+
+    /**
+     * The true closest live node to {@code target}, for judging lookups:
+     * descends the implicit binary trie of the sorted live ids, preferring
+     * at each bit the half that agrees with the target (that is XOR order).
+     */
     BigInteger trueClosest(BigInteger target) {
-        BigInteger best = null;
-        for (BigInteger id : aliveList) {
-            if (best == null || space.distance(id, target).compareTo(space.distance(best, target)) < 0) {
-                best = id;
+        if (sortedAlive == null) {
+            sortedAlive = new ArrayList<>(aliveList);
+            Collections.sort(sortedAlive);
+        }
+        int lo = 0;
+        int hi = sortedAlive.size();
+        BigInteger prefix = BigInteger.ZERO;
+        for (int bit = space.bits() - 1; bit >= 0 && hi - lo > 1; bit--) {
+            // Ids in [lo, hi) share the bits above `bit`; those with `bit` set start at `split`.
+            BigInteger withBit = prefix.setBit(bit);
+            int split = lo + lowerBound(sortedAlive.subList(lo, hi), withBit);
+            boolean hasZero = split > lo;
+            boolean hasOne = split < hi;
+            boolean takeOne = target.testBit(bit) ? hasOne : !hasZero;
+            if (takeOne) {
+                lo = split;
+                prefix = withBit;
+            } else {
+                hi = split;
             }
         }
-        return best;
+        return sortedAlive.get(lo);
     }
 
     /** Runs one iterative FIND_NODE from {@code from} to {@code target}, delivering every message at once. */

@@ -104,4 +104,17 @@ class NodeLookupTest {
         }
         assertTrue(maxRounds <= 8, "an 8-bit space needs at most a handful of rounds, not " + maxRounds);
     }
+
+    @Test
+    void theSimulationsJudgeOfTheClosestNodeAgreesWithBruteForce() {
+        SimulatedOverlay overlay = new SimulatedOverlay(SPACE, 4, 3, 7);
+        overlay.populate(40);
+        overlay.crash(overlay.aliveIds().get(3));
+        for (int target = 0; target < 256; target++) {
+            BigInteger t = BigInteger.valueOf(target);
+            BigInteger brute = overlay.aliveIds().stream().min(java.util.Comparator.comparing(id -> id.xor(t)))
+                    .orElseThrow();
+            assertEquals(brute, overlay.trueClosest(t), "closest to " + target);
+        }
+    }
 }
