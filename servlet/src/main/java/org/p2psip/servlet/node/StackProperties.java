@@ -17,6 +17,9 @@ import org.p2psip.servlet.stack.ScreeningParserFactory;
  */
 final class StackProperties {
 
+    /** The largest SIP message the node accepts, on UDP and TCP. */
+    static final int MAX_MESSAGE_BYTES = 16 * 1024;
+
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private StackProperties() {
@@ -46,6 +49,14 @@ final class StackProperties {
         p.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
         p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
+        // The RI allocates a fresh buffer of this size for every datagram it
+        // receives (64 KiB by default) and keeps it while the datagram waits
+        // in its queue: at a few thousand requests per second that was over
+        // 100 MB/s of garbage, and a backlog of queued 64 KiB buffers made
+        // young collections long enough to stall the node for seconds. No
+        // SIP request this node serves comes near 16 KiB (RFC 3261 §18.1.1
+        // moves anything over 1300 bytes to TCP); larger ones are refused.
+        p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(MAX_MESSAGE_BYTES));
         p.setProperty("gov.nist.javax.sip.RECEIVE_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         p.setProperty("gov.nist.javax.sip.SEND_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         // Answer UDP requests at the port they came from (RFC 3581 behaviour
