@@ -49,13 +49,19 @@ import org.slf4j.LoggerFactory;
  * reads the highest version among the k closest nodes (FIND_VALUE), compares
  * it with the version the writer read, gives the write a fresh higher
  * version and STOREs it to the replicas; it acknowledges only once all of
- * them hold it. Replicas keep only the highest version they have seen, so a
- * stale republish can never roll a key back, and a removal is a versioned
- * tombstone. When the coordinator dies the writer falls back to the next
- * closest node, which becomes coordinator by the same rule; a node that
- * knows someone closer refuses to coordinate, so two writers converge on one
- * coordinator. Chosen over a mergeable value because the SPI is byte-level
- * compare-and-set: the coordinator gives it exactly that.
+ * them hold it. A replica takes a coordinated STORE only if it holds nothing
+ * newer than the version the coordinator compared against, and only from
+ * the closest live node it knows (it pings a closer one it still lists), so
+ * a node that has merely lost sight of the coordinator cannot act as a
+ * second one through a shared replica. Republished copies only move a
+ * replica forward, and a removal is a versioned tombstone. When the
+ * coordinator dies the writer falls back to the next closest node, which
+ * becomes coordinator by the same rule; a write retried after a lost answer
+ * is recognised by its write id. Chosen over a mergeable value because the
+ * SPI is byte-level compare-and-set: the coordinator gives it exactly that.
+ * The remaining gap: two coordinators whose replica sets do not overlap
+ * (views differing by two or more nodes, e.g. in a partition) can each
+ * commit; a prepare/commit round would close it.
  *
  * <p><b>Threading.</b> All mutable state (routing table, store, lookups)
  * belongs to one owner thread; Netty threads decode and hand off.
@@ -68,6 +74,19 @@ public final class KademliaDht implements Dht {
     /** An expired entry is kept this long so its version is still seen (versions are never reused). */
     private static final long EXPIRED_GRACE_MILLIS = 10 * 60_000;
     private static final int REPUBLISH_IN_FLIGHT = 32;
+    /** How long a contact that timed out is left out of lookups unless it speaks first. */
+    private static final long SUSPECT_MILLIS = 30_000;
+    /** The {@code prev} of a STORE that repairs or republishes rather than writes. */
+    private static final long REPAIR = -1;
+    /** Failed requests in a row after which a contact leaves the routing table. */
+    private static final int STRIKES = 3;
+    private static final int STORE_REFUSED_NEWER = 0;
+    private static final int STORE_TAKEN = 1;
+    private static final int STORE_REFUSED_NOT_COORDINATOR = 2;
+    /** Pause before a writer retries after a failed attempt, so a settling overlay is not hammered. */
+    private static final long RETRY_PAUSE_MILLIS = 50;
+    /** How long a read's view of a key's closest nodes is reused for the write that follows it. */
+    private static final long RECENT_MILLIS = 2_000;
     /** Upper bound of the random pause after a lost compare-and-set. */
     private static final long CONFLICT_PAUSE_MICROS = 20_000;
 
@@ -78,6 +97,10 @@ public final class KademliaDht implements Dht {
     private record Entry(StoredValue value, long lastStoredByPeerNanos) {
     }
 
+    /** The closest nodes a read of a key just found, kept briefly so the write after it skips a lookup. */
+    private record Recent(List<Contact> closest, long atMillis) {
+    }
+
     private final IdSpace space = IdSpace.SHA1;
     private final Contact self;
     private final Clock clock;
@@ -86,6 +109,16 @@ public final class KademliaDht implements Dht {
     private final RoutingTable table;
     private final Map<String, Entry> store = new HashMap<>();
     private final Map<String, CompletableFuture<?>> writeQueues = new HashMap<>();
+    private final Map<String, Recent> recentClosest = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
+            return size() > 10_000;
+        }
+    };
+    /** Consecutive failed requests per contact. */
+    private final Map<BigInteger, Integer> strikes = new HashMap<>();
+    /** Contacts that timed out recently, by id, with when: not asked again while suspected. */
+    private final Map<BigInteger, Long> suspected = new HashMap<>();
     /** Keys whose latest version this node wrote as coordinator (dropped when a peer stores a version). */
     private final Map<String, Long> coordinated = new HashMap<>();
     private final ScheduledExecutorService owner;
@@ -162,8 +195,8 @@ public final class KademliaDht implements Dht {
         }
         return pingSeeds(seeds, 0).thenCompose(seed -> onOwner(() -> {
             observe(seed);
-            return lookup(self.id(), Optional.empty());
-        })).thenCompose(r -> onOwner(this::refreshBuckets));
+            return lookup(self.id(), Optional.empty(), options.k());
+        })).thenCompose(r -> onOwner(() -> refreshBuckets(0)));
     }
 
     private CompletableFuture<Contact> pingSeeds(List<HostPort> seeds, int attempt) {
@@ -190,15 +223,20 @@ public final class KademliaDht implements Dht {
         owner.scheduleWithFixedDelay(this::republishAndExpire, republish, republish, TimeUnit.MILLISECONDS);
         owner.scheduleWithFixedDelay(() -> {
             if (!closed.get()) {
-                refreshBuckets();
+                refreshBuckets(refresh);
             }
         }, refresh, Math.max(1, refresh / 4), TimeUnit.MILLISECONDS);
     }
 
-    private CompletableFuture<Void> refreshBuckets() {
+    /**
+     * §2.3 bucket refresh: a lookup of a random id in every bucket, from the
+     * nearest neighbour's outwards, that has had no lookup for
+     * {@code idleMillis} (0 on joining, when all of them are refreshed).
+     */
+    private CompletableFuture<Void> refreshBuckets(long idleMillis) {
         List<CompletableFuture<LookupResult>> all = new ArrayList<>();
-        for (int bucket : table.bucketsToRefresh(monotonicMillis(), options.refreshEvery().toMillis())) {
-            all.add(lookup(space.randomIdInBucket(self.id(), bucket, random), Optional.empty()));
+        for (int bucket : table.bucketsToRefresh(tableMillis(), idleMillis)) {
+            all.add(lookup(space.randomIdInBucket(self.id(), bucket, random), Optional.empty(), options.k()));
         }
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null);
     }
@@ -238,8 +276,8 @@ public final class KademliaDht implements Dht {
             if (e == null) {
                 continue;
             }
-            batch.add(lookup(space.idOf(key), Optional.empty())
-                    .thenCompose(r -> onOwner(() -> storeAt(key, e.value(), replicasOf(r.closest())))));
+            batch.add(lookup(space.idOf(key), Optional.empty(), keyWidth())
+                    .thenCompose(r -> onOwner(() -> storeAt(key, e.value(), REPAIR, replicasOf(r.closest())))));
         }
         CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new))
                 .whenCompleteAsync((v, err) -> republishSome(keys, to), owner);
@@ -249,7 +287,11 @@ public final class KademliaDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
-        return onOwner(() -> lookup(space.idOf(key), Optional.of(key))).thenApply(r -> {
+        return onOwner(() -> lookup(space.idOf(key), Optional.of(key), keyWidth()).thenApply(r -> {
+            // A read usually precedes a conditional write: remember who the coordinator is.
+            recentClosest.put(key, new Recent(r.closest(), tableMillis()));
+            return r;
+        })).thenApply(r -> {
             long now = clock.millis();
             return r.best().filter(v -> v.liveAt(now))
                     .map(v -> new VersionedValue(v.value().clone(), v.version(),
@@ -270,11 +312,23 @@ public final class KademliaDht implements Dht {
 
     @Override
     public CompletableFuture<Placement> placement(String key) {
-        return onOwner(() -> lookup(space.idOf(key), Optional.empty())).thenApply(r -> {
+        return onOwner(() -> lookup(space.idOf(key), Optional.empty(), keyWidth())).thenApply(r -> {
             List<Contact> holders = replicasOf(r.closest());
             return new Placement(peerOf(holders.get(0)),
                     holders.subList(1, holders.size()).stream().map(this::peerOf).toList());
         });
+    }
+
+    /**
+     * How many of the closest live nodes a key's lookups must hear from:
+     * twice the replica count (capped by k). Values live on the
+     * {@code replicas} closest nodes, so after up to {@code replicas} − 1
+     * crashes and a few joins the newest copy is still within this many;
+     * querying all k (20) for every read would multiply the messages per
+     * REGISTER for no extra copy. Routing lookups (join, refresh) use k.
+     */
+    private int keyWidth() {
+        return Math.min(options.k(), Math.max(options.alpha(), 2 * replicas));
     }
 
     private List<Contact> replicasOf(List<Contact> closest) {
@@ -316,7 +370,12 @@ public final class KademliaDht implements Dht {
             return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
         }
-        return lookup(space.idOf(key), Optional.empty()).thenCompose(r -> onOwner(() -> {
+        Recent recent = last == null ? recentClosest.remove(key) : null;
+        CompletableFuture<LookupResult> where = recent != null && tableMillis() - recent.atMillis() < RECENT_MILLIS
+                && !isSuspected(recent.closest().get(0).id(), tableMillis())
+                ? CompletableFuture.completedFuture(new LookupResult(recent.closest(), Optional.empty(), 0))
+                : lookup(space.idOf(key), Optional.empty(), keyWidth());
+        return where.thenCompose(r -> onOwner(() -> {
             Contact coordinator = r.closest().get(0);
             CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
                     ? coordinate(key, expected, remove, value, expiresAtMillis, writeId)
@@ -330,8 +389,9 @@ public final class KademliaDht implements Dht {
                 }
                 LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
                         cause.toString());
-                return attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline,
-                        cause);
+                return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(RETRY_PAUSE_MILLIS,
+                        TimeUnit.MILLISECONDS)).thenCompose(v -> onOwner(() -> attemptWrite(key, expected, remove,
+                        value, expiresAtMillis, writeId, request, deadline, cause)));
             }));
         }));
     }
@@ -356,8 +416,11 @@ public final class KademliaDht implements Dht {
         List<Contact> known = table.closest(keyId, replicas);
         boolean stillClosest = known.isEmpty()
                 || space.distance(self.id(), keyId).compareTo(space.distance(known.get(0).id(), keyId)) < 0;
+        // Only when the write would succeed: a mismatch takes the full read below, so a copy this node
+        // believes current but which a coordinator it did not hear of has since overtaken cannot refuse
+        // writers forever.
         if (mine != null && held != null && held.value().version() == mine && stillClosest
-                && known.size() >= Math.min(replicas - 1, table.size())) {
+                && held.value().liveAt(clock.millis()) && held.value().version() == expected) {
             // This node wrote the latest version itself and nobody closer has appeared since, so its own
             // copy is current: the compare needs no network read. Replicas still refuse anything older.
             List<Contact> holders = new ArrayList<>();
@@ -365,7 +428,7 @@ public final class KademliaDht implements Dht {
             holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
             return decide(key, expected, remove, value, expiresAtMillis, writeId, held.value(), holders);
         }
-        return lookup(keyId, Optional.of(key)).thenCompose(r -> onOwner(() -> {
+        return lookup(keyId, Optional.of(key), keyWidth()).thenCompose(r -> onOwner(() -> {
             if (!r.closest().get(0).id().equals(self.id())) {
                 return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
             }
@@ -390,7 +453,7 @@ public final class KademliaDht implements Dht {
         long version = nextVersion(current == null ? 0 : current.version());
         StoredValue stored = remove ? new StoredValue(new byte[0], version, now + TOMBSTONE_MILLIS, true, writeId)
                 : new StoredValue(value, version, expiresAtMillis, false, writeId);
-        return storeAt(key, stored, holders).whenComplete((ok, e) -> {
+        return storeAt(key, stored, current == null ? ABSENT : current.version(), holders).whenComplete((ok, e) -> {
             if (e == null && ok) {
                 coordinated.put(key, version);
             } else {
@@ -411,28 +474,66 @@ public final class KademliaDht implements Dht {
     }
 
     /**
-     * STOREs {@code value} at {@code holders} (this node included if it is
-     * one); completes with true when every holder took it, false when one
-     * already had a higher version (a concurrent write won), and fails when a
-     * holder could not be reached — the writer retries.
+     * STOREs {@code value} at {@code holders}; completes with true when every
+     * holder took it, false when one refused (it holds a version newer than
+     * {@code prev}, the version the coordinator compared against, or it knows
+     * a live node closer to the key than this coordinator), and fails when a
+     * holder could not be reached — the writer retries. The other holders
+     * are written before this node's own copy, so a refused write never
+     * becomes visible here.
      */
-    private CompletableFuture<Boolean> storeAt(String key, StoredValue value, List<Contact> holders) {
-        byte[] request = new KademliaWire.Out().contact(self).string(key).value(Optional.of(value)).done();
-        List<CompletableFuture<Boolean>> acks = new ArrayList<>();
+    private CompletableFuture<Boolean> storeAt(String key, StoredValue value, long prev, List<Contact> holders) {
+        byte[] request = new KademliaWire.Out().contact(self).string(key).value(Optional.of(value)).i64(prev)
+                .done();
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        boolean here = false;
         for (Contact holder : holders) {
-            acks.add(holder.id().equals(self.id())
-                    ? CompletableFuture.completedFuture(storeLocally(key, value, false))
-                    : send(holder, KademliaWire.STORE, request).thenApply(b -> b.length == 1 && b[0] == 1));
+            if (holder.id().equals(self.id())) {
+                here = true;
+            } else {
+                acks.add(send(holder, KademliaWire.STORE, request).thenApply(b -> b.length == 1 ? (int) b[0]
+                        : STORE_REFUSED_NEWER));
+            }
         }
-        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
-                .thenApply(v -> acks.stream().allMatch(CompletableFuture::join));
+        boolean storeHere = here;
+        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).thenCompose(v -> onOwner(() -> {
+            if (acks.stream().anyMatch(a -> a.join() == STORE_REFUSED_NOT_COORDINATOR)) {
+                // Not a conflict: a replica still sees a closer node. The writer retries once that is settled.
+                return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
+            }
+            boolean all = acks.stream().allMatch(a -> a.join() == STORE_TAKEN);
+            return CompletableFuture.completedFuture(all && (!storeHere
+                    || storeLocally(key, value, prev, Optional.empty()) == STORE_TAKEN));
+        }));
     }
 
-    /** Replicas only move forward: a lower version than the one held is refused. */
-    private boolean storeLocally(String key, StoredValue value, boolean fromPeer) {
+    /**
+     * A replica's rule for a STORE. The same version again is taken (a
+     * retransmission or a republish). A coordinated write ({@code prev} ≥ 0)
+     * is taken only if this replica holds nothing newer than {@code prev} —
+     * two coordinators racing on one version cannot both get through a
+     * shared replica — and only from the closest live node this replica
+     * knows, so a node that merely lost sight of the real coordinator cannot
+     * act as a second one (the closer node is pinged, so a dead one is soon
+     * forgotten and the writer's retry gets through). A republish or repair
+     * ({@code prev} = {@link #REPAIR}) only moves a replica forward.
+     */
+    private int storeLocally(String key, StoredValue value, long prev, Optional<Contact> coordinator) {
         Entry held = store.get(key);
-        if (held != null && held.value().version() > value.version()) {
-            return false;
+        boolean fromPeer = coordinator.isPresent();
+        if (held == null || held.value().version() != value.version()) {
+            if (prev == REPAIR) {
+                if (held != null && held.value().version() > value.version()) {
+                    return STORE_REFUSED_NEWER;
+                }
+            } else {
+                if (held != null && held.value().version() > prev) {
+                    return STORE_REFUSED_NEWER;
+                }
+                if (coordinator.isPresent() && closerThan(space.idOf(key), coordinator.get())) {
+                    return STORE_REFUSED_NOT_COORDINATOR;
+                }
+            }
         }
         if (fromPeer && (held == null || held.value().version() != value.version())) {
             // Someone else wrote this key: this node's copy is no longer known to be the latest.
@@ -440,7 +541,35 @@ public final class KademliaDht implements Dht {
         }
         long stamp = fromPeer ? System.nanoTime() : (held == null ? 0 : held.lastStoredByPeerNanos());
         store.put(key, new Entry(value, stamp));
-        return true;
+        return STORE_TAKEN;
+    }
+
+    /** Whether this node, or a contact not suspected dead, is closer to {@code keyId} than {@code sender}. */
+    private boolean closerThan(BigInteger keyId, Contact sender) {
+        BigInteger senderDistance = space.distance(sender.id(), keyId);
+        if (space.distance(self.id(), keyId).compareTo(senderDistance) < 0) {
+            return true;
+        }
+        long now = tableMillis();
+        for (Contact c : table.closest(keyId, 3)) {
+            if (space.distance(c.id(), keyId).compareTo(senderDistance) >= 0) {
+                return false;
+            }
+            if (!isSuspected(c.id(), now)) {
+                // Check it is alive; a failed ping evicts it at once (§2.2), so the writer's retry gets through.
+                transport.request(c.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+                        options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
+                            if (error != null) {
+                                table.remove(c.id());
+                                suspected.put(c.id(), tableMillis());
+                            } else {
+                                observe(c);
+                            }
+                        }, this::runOnOwner);
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------- lookups
@@ -451,10 +580,10 @@ public final class KademliaDht implements Dht {
      * among the k closest wins), FIND_NODE otherwise. Must be called on the
      * owner thread.
      */
-    private CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key) {
-        NodeLookup lookup = new NodeLookup(space, self.id(), target, options.k(), options.alpha(),
+    private CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key, int width) {
+        NodeLookup lookup = new NodeLookup(space, self.id(), target, width, options.alpha(),
                 table.closest(target, options.k()));
-        table.touch(space.bucketIndex(self.id(), target), monotonicMillis());
+        table.touch(space.bucketIndex(self.id(), target), tableMillis());
         CompletableFuture<LookupResult> done = new CompletableFuture<>();
         byte[] request = key.isPresent()
                 ? new KademliaWire.Out().contact(self).string(key.get()).done()
@@ -480,7 +609,11 @@ public final class KademliaDht implements Dht {
                 } else {
                     try {
                         KademliaWire.In in = new KademliaWire.In(answer);
-                        List<Contact> closer = in.contacts();
+                        List<Contact> closer = new ArrayList<>(in.contacts());
+                        // Peers that have not noticed a crash yet keep naming the dead node; asking it again
+                        // would cost every lookup a full timeout until all of them have learnt.
+                        long now = tableMillis();
+                        closer.removeIf(c -> isSuspected(c.id(), now));
                         Optional<StoredValue> value = type == KademliaWire.FIND_VALUE ? in.value() : Optional.empty();
                         lookup.onAnswer(peer, closer, value);
                     } catch (RuntimeException malformed) {
@@ -531,7 +664,12 @@ public final class KademliaDht implements Dht {
                 observe(peer);
             } else if (unwrap(error) instanceof OverlayException o
                     && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
-                table.remove(peer.id());
+                // One timeout may be load, not death (the transport already retried): forget after STRIKES.
+                if (strikes.merge(peer.id(), 1, Integer::sum) >= STRIKES) {
+                    strikes.remove(peer.id());
+                    table.remove(peer.id());
+                    suspected.put(peer.id(), tableMillis());
+                }
             }
         }, this::runOnOwner);
     }
@@ -541,14 +679,16 @@ public final class KademliaDht implements Dht {
         if (seen.id().equals(self.id()) || closed.get()) {
             return;
         }
-        if (table.observe(seen, monotonicMillis()) instanceof RoutingTable.Observation.BucketFull full) {
+        suspected.remove(seen.id());
+        strikes.remove(seen.id());
+        if (table.observe(seen, tableMillis()) instanceof RoutingTable.Observation.BucketFull full) {
             Contact head = full.leastRecentlySeen();
             transport.request(head.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
                     options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
                         if (error == null) {
-                            table.observe(head, monotonicMillis());
+                            table.observe(head, tableMillis());
                         } else {
-                            table.replace(head, full.newcomer(), monotonicMillis());
+                            table.replace(head, full.newcomer(), tableMillis());
                         }
                     }, this::runOnOwner);
         }
@@ -580,8 +720,9 @@ public final class KademliaDht implements Dht {
                 case KademliaWire.STORE: {
                     String key = in.string();
                     StoredValue value = in.value().orElseThrow(() -> new IllegalArgumentException("empty STORE"));
-                    boolean taken = storeLocally(key, value, true);
-                    return CompletableFuture.completedFuture(new byte[] {(byte) (taken ? 1 : 0)});
+                    long prev = in.i64();
+                    int outcome = storeLocally(key, value, prev, Optional.of(sender));
+                    return CompletableFuture.completedFuture(new byte[] {(byte) outcome});
                 }
                 case KademliaWire.WRITE: {
                     String key = in.string();
@@ -647,8 +788,22 @@ public final class KademliaDht implements Dht {
         }
     }
 
-    private static long monotonicMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    /** Routing-table time: only differences matter, and they must not follow the (maybe manual) value clock. */
+    /** Whether {@code id} timed out within the last {@link #SUSPECT_MILLIS} and has not been heard from since. */
+    private boolean isSuspected(BigInteger id, long now) {
+        Long since = suspected.get(id);
+        if (since == null) {
+            return false;
+        }
+        if (now - since > SUSPECT_MILLIS) {
+            suspected.remove(id);
+            return false;
+        }
+        return true;
+    }
+
+    private static long tableMillis() {
+        return System.currentTimeMillis();
     }
 
     private static Throwable unwrap(Throwable e) {
