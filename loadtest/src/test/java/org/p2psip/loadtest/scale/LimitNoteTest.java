@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.p2psip.loadtest.bench.LoadReport;
 import org.p2psip.loadtest.bench.MaxRateReport;
 
-/** The note on what stopped a search names the failed step just above the max rate. */
+/**
+ * The note on what stopped a search names the failed step just above the
+ * max rate; a short step is not failed for the answers' tail alone.
+ */
 class LimitNoteTest {
 
     private static MaxRateReport.SearchStep step(double rate, boolean held, double ok, Map<String, Long> failures) {
@@ -33,5 +36,12 @@ class LimitNoteTest {
     void saysNothingWhenNoStepFailed() {
         MaxRateReport m = new MaxRateReport(List.of(step(1000, true, 1, Map.of())), 1000, null, "max-steps");
         assertEquals("", ScaleRun.limitNote(m));
+    }
+
+    @Test
+    void aShortStepIsAllowedTheAnswersTail() {
+        assertEquals(0.95 * 2 / 2.2, ScaleRun.minAchievedShare(java.time.Duration.ofSeconds(2), 200), 1e-9);
+        assertEquals(0.95 * 60 / 60.2, ScaleRun.minAchievedShare(java.time.Duration.ofSeconds(60), 200), 1e-9,
+                "long steps keep almost the whole 95 %");
     }
 }
