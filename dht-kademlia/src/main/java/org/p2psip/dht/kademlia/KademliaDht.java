@@ -287,7 +287,7 @@ public final class KademliaDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
-        return onOwner(() -> lookup(space.idOf(key), Optional.of(key), keyWidth()).thenApply(r -> {
+        return onOwner(() -> lookup(space.idOf(key), Optional.of(key), options.k()).thenApply(r -> {
             // A read usually precedes a conditional write: remember who the coordinator is.
             recentClosest.put(key, new Recent(r.closest(), tableMillis()));
             return r;
@@ -320,12 +320,13 @@ public final class KademliaDht implements Dht {
     }
 
     /**
-     * How many of the closest live nodes a key's lookups must hear from:
-     * twice the replica count (capped by k). Values live on the
-     * {@code replicas} closest nodes, so after up to {@code replicas} − 1
-     * crashes and a few joins the newest copy is still within this many;
-     * querying all k (20) for every read would multiply the messages per
-     * REGISTER for no extra copy. Routing lookups (join, refresh) use k.
+     * How many of the closest live nodes placement, republish and a
+     * writer's search for the coordinator must hear from: twice the replica
+     * count (capped by k), enough to find the closest live node after
+     * {@code replicas} − 1 crashes. Reads of values (FIND_VALUE, by readers
+     * and by the coordinator before a write) and routing lookups use the
+     * paper's full k: a copy stored while views were still incomplete may
+     * sit beyond the 2·replicas closest until the next republish moves it.
      */
     private int keyWidth() {
         return Math.min(options.k(), Math.max(options.alpha(), 2 * replicas));
@@ -428,7 +429,7 @@ public final class KademliaDht implements Dht {
             holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
             return decide(key, expected, remove, value, expiresAtMillis, writeId, held.value(), holders);
         }
-        return lookup(keyId, Optional.of(key), keyWidth()).thenCompose(r -> onOwner(() -> {
+        return lookup(keyId, Optional.of(key), options.k()).thenCompose(r -> onOwner(() -> {
             if (!r.closest().get(0).id().equals(self.id())) {
                 return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
             }
