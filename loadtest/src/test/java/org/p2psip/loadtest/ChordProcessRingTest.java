@@ -111,10 +111,13 @@ class ChordProcessRingTest {
                 }
                 for (Map.Entry<String, String> a : client.exchange(fetches, Duration.ofSeconds(20)).entrySet()) {
                     String user = userByCallId.get(a.getKey());
-                    // A 5xx while the ring repairs itself is an answer to retry, not a loss.
-                    if (SipUdpClient.statusOf(a.getValue()) == 200) {
-                        assertEquals(List.of(expected.get(user)), SipUdpClient.contactsOf(a.getValue()),
-                                "binding of " + user + " after the kills");
+                    // While the ring repairs itself a read may fail (5xx) or, on a node that has just
+                    // taken ownership and not yet received the key's copy, find nothing: both are
+                    // asked again. A binding lost for good never comes back before the deadline.
+                    List<String> contacts = SipUdpClient.statusOf(a.getValue()) == 200
+                            ? SipUdpClient.contactsOf(a.getValue()) : List.of();
+                    if (!contacts.isEmpty()) {
+                        assertEquals(List.of(expected.get(user)), contacts, "binding of " + user + " after the kills");
                         missing.remove(user);
                     }
                 }
