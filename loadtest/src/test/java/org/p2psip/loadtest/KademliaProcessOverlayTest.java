@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,23 +67,7 @@ class KademliaProcessOverlayTest {
             expected.put("r" + i, "sip:r" + i + "@127.0.0.1:" + (31000 + i));
         }
         try (SipUdpClient client = new SipUdpClient()) {
-            Set<String> unacknowledged = new HashSet<>(expected.keySet());
-            Instant registerDeadline = Instant.now().plusSeconds(120);
-            while (!unacknowledged.isEmpty() && Instant.now().isBefore(registerDeadline)) {
-                List<Map.Entry<Integer, String>> batch = new ArrayList<>();
-                Map<String, String> userByCallId = new HashMap<>();
-                for (String user : unacknowledged.stream().limit(100).toList()) {
-                    String callId = "kad-" + user + "-" + UUID.randomUUID();
-                    userByCallId.put(callId, user);
-                    batch.add(Map.entry(entry, client.register(entry, user, expected.get(user), callId, 1, 3600)));
-                }
-                // Before the overlay settles a write may be refused with a 5xx; the client tries again.
-                client.exchange(batch, Duration.ofSeconds(20)).forEach((callId, response) -> {
-                    if (SipUdpClient.statusOf(response) == 200) {
-                        unacknowledged.remove(userByCallId.get(callId));
-                    }
-                });
-            }
+            Set<String> unacknowledged = client.registerUntilAcknowledged(entry, expected, Duration.ofSeconds(120));
             assertTrue(unacknowledged.isEmpty(), unacknowledged.size() + " REGISTERs never acknowledged");
 
             startNode(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
@@ -96,29 +79,12 @@ class KademliaProcessOverlayTest {
             }
             nodes.removeAll(victims);
 
+            Map<String, List<String>> listed = client.fetchUntilListed(entry, reader.sip(), expected.keySet(),
+                    Duration.ofSeconds(120));
+            listed.forEach((user, contacts) ->
+                    assertEquals(List.of(expected.get(user)), contacts, "binding of " + user + " after the kills"));
             Set<String> missing = new HashSet<>(expected.keySet());
-            Instant deadline = Instant.now().plusSeconds(120);
-            while (!missing.isEmpty() && Instant.now().isBefore(deadline)) {
-                List<Map.Entry<Integer, String>> fetches = new ArrayList<>();
-                Map<String, String> userByCallId = new HashMap<>();
-                for (String user : missing.stream().limit(100).toList()) {
-                    String callId = "kad-fetch-" + user + "-" + UUID.randomUUID();
-                    userByCallId.put(callId, user);
-                    fetches.add(Map.entry(reader.sip(), client.register(entry, user, null, callId, 1, null)));
-                }
-                for (Map.Entry<String, String> a : client.exchange(fetches, Duration.ofSeconds(20)).entrySet()) {
-                    String user = userByCallId.get(a.getKey());
-                    // A 5xx while lookups time out on the dead nodes, or an empty answer from a view
-                    // that has not yet reached the surviving copies, is asked again; a binding lost
-                    // for good never comes back before the deadline.
-                    List<String> contacts = SipUdpClient.statusOf(a.getValue()) == 200
-                            ? SipUdpClient.contactsOf(a.getValue()) : List.of();
-                    if (!contacts.isEmpty()) {
-                        assertEquals(List.of(expected.get(user)), contacts, "binding of " + user + " after the kills");
-                        missing.remove(user);
-                    }
-                }
-            }
+            missing.removeAll(listed.keySet());
             assertTrue(missing.isEmpty(), missing.size() + " acknowledged AORs unreadable after two simultaneous kills,"
                     + " e.g. " + missing.stream().limit(5).toList());
         }

@@ -9,9 +9,12 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -104,6 +107,67 @@ final class SipUdpClient implements AutoCloseable {
         return answer;
     }
 
+    /**
+     * Registers every {@code user -> contact} of {@code bindings} through
+     * {@code port} (the AOR host named by that port), asking again, a hundred
+     * at a time, until each is acknowledged with a 200 or the deadline
+     * passes. An overlay that is still settling may refuse a write with a
+     * 5xx. Returns the users never acknowledged.
+     */
+    Set<String> registerUntilAcknowledged(int port, Map<String, String> bindings, Duration deadline)
+            throws IOException {
+        Set<String> pending = new HashSet<>(bindings.keySet());
+        Instant end = Instant.now().plus(deadline);
+        while (!pending.isEmpty() && Instant.now().isBefore(end)) {
+            List<Map.Entry<Integer, String>> batch = new ArrayList<>();
+            Map<String, String> userByCallId = new HashMap<>();
+            for (String user : pending.stream().limit(100).toList()) {
+                String callId = "ack-" + user + "-" + UUID.randomUUID();
+                userByCallId.put(callId, user);
+                batch.add(Map.entry(port, register(port, user, bindings.get(user), callId, 1, 3600)));
+            }
+            exchange(batch, Duration.ofSeconds(20)).forEach((callId, response) -> {
+                if (statusOf(response) == 200) {
+                    pending.remove(userByCallId.get(callId));
+                }
+            });
+        }
+        return pending;
+    }
+
+    /**
+     * Fetches each user's bindings (AORs named by {@code aorPort}) through
+     * {@code readerPort} until every one lists a contact or the deadline
+     * passes. While an overlay repairs itself a read may fail (5xx) or find
+     * nothing on a node that has not yet received a key's copy; both are
+     * asked again. Returns what each user's first non-empty answer listed;
+     * users missing from the map were never read back.
+     */
+    Map<String, List<String>> fetchUntilListed(int aorPort, int readerPort, Set<String> users, Duration deadline)
+            throws IOException {
+        Map<String, List<String>> listed = new HashMap<>();
+        Set<String> missing = new HashSet<>(users);
+        Instant end = Instant.now().plus(deadline);
+        while (!missing.isEmpty() && Instant.now().isBefore(end)) {
+            List<Map.Entry<Integer, String>> fetches = new ArrayList<>();
+            Map<String, String> userByCallId = new HashMap<>();
+            for (String user : missing.stream().limit(100).toList()) {
+                String callId = "fetch-" + user + "-" + UUID.randomUUID();
+                userByCallId.put(callId, user);
+                fetches.add(Map.entry(readerPort, register(aorPort, user, null, callId, 1, null)));
+            }
+            for (Map.Entry<String, String> a : exchange(fetches, Duration.ofSeconds(20)).entrySet()) {
+                List<String> contacts = statusOf(a.getValue()) == 200 ? contactsOf(a.getValue()) : List.of();
+                if (!contacts.isEmpty()) {
+                    String user = userByCallId.get(a.getKey());
+                    listed.put(user, contacts);
+                    missing.remove(user);
+                }
+            }
+        }
+        return listed;
+    }
+
     static String callIdOf(String message) {
         Matcher m = CALL_ID.matcher(message);
         if (!m.find()) {
@@ -124,7 +188,7 @@ final class SipUdpClient implements AutoCloseable {
     static List<String> contactsOf(String response) {
         Matcher m = Pattern.compile("<(sip:[^>]+)>").matcher(
                 response.lines().filter(l -> l.matches("(?i)^(Contact|m)\\s*:.*")).reduce("", String::concat));
-        java.util.ArrayList<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         while (m.find()) {
             out.add(m.group(1));
         }
