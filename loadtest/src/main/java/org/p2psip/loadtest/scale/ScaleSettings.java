@@ -52,10 +52,10 @@ public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Sc
      * register and call, short steps — a few minutes on a 2-core machine.
      */
     public static ScaleSettings defaults(Path out) {
-        return new ScaleSettings(List.of("local", "hazelcast", "chord"), List.of(1, 2, 4),
+        return new ScaleSettings(List.of("local", "hazelcast", "chord", "kademlia"), List.of(1, 2, 4),
                 List.of(Scenario.REGISTER, Scenario.CALL), out, 1,
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), Duration.ofSeconds(4), 1000,
-                1.6, 0.10, 9, Duration.ofSeconds(2), 200, Duration.ofSeconds(30), 500, Duration.ofSeconds(120),
+                1.6, 0.10, 11, Duration.ofSeconds(2), 200, Duration.ofSeconds(30), 500, Duration.ofSeconds(120),
                 false);
     }
 }

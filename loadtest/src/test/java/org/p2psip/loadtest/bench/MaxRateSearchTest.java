@@ -28,9 +28,26 @@ class MaxRateSearchTest {
     void growsGeometricallyThenBisectsToWithinPrecision() {
         MaxRateSearch s = new MaxRateSearch(1000, 2, 0.05, 20);
         List<Double> tried = run(s, r -> r <= 5300);
-        assertEquals(List.of(1000.0, 2000.0, 4000.0, 8000.0, 6000.0, 5000.0, 5500.0, 5250.0), tried);
+        assertEquals(List.of(1000.0, 2000.0, 4000.0, 8000.0, 8000.0, 6000.0, 6000.0, 5000.0, 5500.0, 5500.0, 5250.0),
+                tried, "each failing rate is tried twice before the search narrows down");
         assertEquals(5250, s.best());
         assertTrue(s.done());
+    }
+
+    @Test
+    void aFailureThatDoesNotRepeatCountsAsHeld() {
+        MaxRateSearch s = new MaxRateSearch(1000, 2, 0.05, 20);
+        List<Boolean> verdicts = new ArrayList<>(List.of(true, false, true, false, false));
+        List<Double> tried = run(s, r -> verdicts.isEmpty() ? false : verdicts.remove(0));
+        assertEquals(List.of(1000.0, 2000.0, 2000.0, 4000.0, 4000.0), tried.subList(0, 5));
+        assertEquals(2000, s.best(), "2000 held on its second try; 4000 failed twice");
+    }
+
+    @Test
+    void aFailureOnTheLastAllowedStepIsNotRetried() {
+        MaxRateSearch s = new MaxRateSearch(100, 2, 0.05, 2);
+        assertEquals(List.of(100.0, 200.0), run(s, r -> r < 150));
+        assertEquals(100, s.best());
     }
 
     @Test

@@ -71,7 +71,7 @@ class ResultsWritersTest {
         assertEquals("node 2 said \"port busy\", then\nexited", cells.get(7).get("note"));
         @SuppressWarnings("unchecked")
         Map<String, Object> settings = (Map<String, Object>) doc.get("settings");
-        assertEquals(List.of("local", "hazelcast", "chord"), settings.get("dht"));
+        assertEquals(List.of("local", "hazelcast", "chord", "kademlia"), settings.get("dht"));
     }
 
     @Test

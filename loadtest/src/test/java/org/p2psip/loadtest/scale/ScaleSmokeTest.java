@@ -111,7 +111,7 @@ class ScaleSmokeTest {
         assertEquals(List.of(1, 2, 4), s.nodeCounts());
         assertEquals(Path.of("scale-results"), s.out());
         assertEquals(List.of("register", "call"), s.scenarios().stream().map(x -> x.label()).toList());
-        assertTrue(s.dhts().containsAll(List.of("local", "hazelcast", "chord")), s.dhts().toString());
+        assertTrue(s.dhts().containsAll(List.of("local", "hazelcast", "chord", "kademlia")), s.dhts().toString());
         assertEquals(Duration.ofSeconds(2), s.stepDuration());
     }
 
