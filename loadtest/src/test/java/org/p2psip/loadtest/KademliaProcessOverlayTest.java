@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,35 +30,17 @@ class KademliaProcessOverlayTest {
 
     private static final int NODES = 16;
     private static final int AORS = 1000;
-    private static final String SECRET = "kademlia-overlay-test-" + UUID.randomUUID();
 
-    /** One node process and its addresses; its id is SHA-1 of its overlay address, as the provider takes it. */
-    private record RingNode(NodeProcess process, int sip, int overlay) {
-        BigInteger id() {
-            return IdSpace.SHA1.idOf("127.0.0.1:" + overlay);
-        }
-    }
-
-    private final List<RingNode> nodes = new ArrayList<>();
+    private final OverlayNodes overlay = new OverlayNodes("kademlia", 3);
 
     @AfterEach
-    void stopRing() throws Exception {
-        for (RingNode n : nodes) {
-            n.process().close();
-        }
+    void stopOverlay() throws Exception {
+        overlay.close();
     }
 
     @Test
     void aJoinAndTwoSimultaneousSigkillsOfXorNeighboursLoseNoAcknowledgedBindingWithThreeReplicas() throws Exception {
-        RingNode seed = startNode(null);
-        seed.process().awaitOutput("listening", Duration.ofSeconds(60));
-        for (int i = 1; i < NODES; i++) {
-            startNode(seed);
-        }
-        for (RingNode n : nodes) {
-            n.process().awaitOutput("listening", Duration.ofSeconds(120));
-        }
-
+        OverlayNodes.Member seed = overlay.startAll(NODES);
         int entry = seed.sip();
         Map<String, String> expected = new HashMap<>();
         for (int i = 0; i < AORS; i++) {
@@ -70,14 +50,10 @@ class KademliaProcessOverlayTest {
             Set<String> unacknowledged = client.registerUntilAcknowledged(entry, expected, Duration.ofSeconds(120));
             assertTrue(unacknowledged.isEmpty(), unacknowledged.size() + " REGISTERs never acknowledged");
 
-            startNode(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
+            overlay.start(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
 
-            RingNode reader = nodes.get(1);
-            List<RingNode> victims = nearestPairAvoiding(Set.of(seed, reader));
-            for (RingNode victim : victims) {
-                victim.process().kill();
-            }
-            nodes.removeAll(victims);
+            OverlayNodes.Member reader = overlay.members().get(1);
+            overlay.kill(nearestPairAvoiding(Set.of(seed, reader)));
 
             Map<String, List<String>> listed = client.fetchUntilListed(entry, reader.sip(), expected.keySet(),
                     Duration.ofSeconds(120));
@@ -90,34 +66,20 @@ class KademliaProcessOverlayTest {
         }
     }
 
-    private RingNode startNode(RingNode seed) throws Exception {
-        int sip = FreePort.udpAndTcp();
-        int overlay = FreePort.udpAndTcp();
-        List<String> args = new ArrayList<>(List.of("node", "--dht", "kademlia",
-                "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
-                "--replicas", "3", "--overlay-secret", SECRET));
-        if (seed != null) {
-            args.addAll(List.of("--bootstrap", "127.0.0.1:" + seed.overlay()));
-        }
-        RingNode node = new RingNode(NodeProcess.start(args.toArray(String[]::new)), sip, overlay);
-        nodes.add(node);
-        return node;
-    }
-
     /**
      * The two nodes closest to each other by XOR: for keys near them they
      * are the owner and the first replica, so killing both leaves only the
      * third copy.
      */
-    private List<RingNode> nearestPairAvoiding(Set<RingNode> spared) {
-        List<RingNode> pair = null;
+    private List<OverlayNodes.Member> nearestPairAvoiding(Set<OverlayNodes.Member> spared) {
+        List<OverlayNodes.Member> pair = null;
         BigInteger best = null;
-        for (RingNode a : nodes) {
-            for (RingNode b : nodes) {
+        for (OverlayNodes.Member a : overlay.members()) {
+            for (OverlayNodes.Member b : overlay.members()) {
                 if (a == b || spared.contains(a) || spared.contains(b)) {
                     continue;
                 }
-                BigInteger d = a.id().xor(b.id());
+                BigInteger d = IdSpace.SHA1.idOf(a.overlayAddress()).xor(IdSpace.SHA1.idOf(b.overlayAddress()));
                 if (best == null || d.compareTo(best) < 0) {
                     best = d;
                     pair = List.of(a, b);

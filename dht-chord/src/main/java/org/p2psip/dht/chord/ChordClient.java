@@ -53,9 +53,36 @@ final class ChordClient implements RingRpc {
         return call(at, ChordWire.PING, new ChordWire.Out()).thenApply(in -> null);
     }
 
-    CompletableFuture<Optional<StoredEntry>> get(NodeRef at, String key) {
-        return call(at, ChordWire.GET, new ChordWire.Out().text(key))
-                .thenApply(in -> in.flag() ? Optional.of(in.entry()) : Optional.empty());
+    /** What a read came to: {@link ChordWire#FOUND} with the entry, {@link ChordWire#NOT_FOUND}, or {@link ChordWire#NOT_OWNER}. */
+    record ReadAnswer(byte status, Optional<StoredEntry> entry) {
+    }
+
+    /**
+     * Reads a key. {@code asOwner}: the node must answer as the key's owner,
+     * ready to serve it, or refuse; otherwise it answers from whatever copy it
+     * holds (a replica read).
+     */
+    CompletableFuture<ReadAnswer> get(NodeRef at, String key, boolean asOwner) {
+        return call(at, ChordWire.GET, new ChordWire.Out().text(key).flag(asOwner)).thenApply(in -> {
+            byte status = in.code();
+            return new ReadAnswer(status, status == ChordWire.FOUND ? Optional.of(in.entry()) : Optional.empty());
+        });
+    }
+
+    /** What a range fetch came to: whether the node asked holds the whole range, and its successor. */
+    record FetchAnswer(boolean whole, NodeRef successor) {
+    }
+
+    /**
+     * Asks {@code at} to push to {@code requester} every live entry it holds
+     * with an id in {@code (from, to]}; completes once those pushes have been
+     * acknowledged, with whether {@code at} holds the whole range (it has
+     * served it, or started the ring) rather than whatever copies it happens
+     * to have, and with its successor, where to ask next when it does not.
+     */
+    CompletableFuture<FetchAnswer> fetchRange(NodeRef at, NodeRef requester, BigInteger from, BigInteger to) {
+        return call(at, ChordWire.FETCH_RANGE, new ChordWire.Out().node(requester).id(from).id(to))
+                .thenApply(in -> new FetchAnswer(in.flag(), in.node()));
     }
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,

@@ -40,11 +40,23 @@ import org.slf4j.LoggerFactory;
  *       A node that is not the owner refuses, and the caller looks up
  *       again.</li>
  *   <li>Reads go to the owner and fall back to the replicas in order.</li>
- *   <li>Keys follow ownership: when a node joins between its predecessor and
- *       this node, this node hands it the keys it now owns; when the
- *       predecessor dies, this node already holds replicas of its keys and
- *       re-replicates them; a node that leaves gracefully hands its keys to
- *       its successor first. Expired values are purged every round.</li>
+ *   <li>An owner serves only the range it has caught up on. Whenever its
+ *       range grows — it has just joined, its predecessor died or left —
+ *       it first fetches the gained range from its first successors (the
+ *       previous owner or the replicas of the keys in it) and refuses reads
+ *       and writes there until every one of them has answered; a caller
+ *       that is refused looks up again. A node that has just joined also
+ *       needs one of them to hold the whole range (to have served it), not
+ *       just some copies: two nodes joining one gap at once would otherwise
+ *       fetch from each other while neither has the keys. Without this a new
+ *       owner would answer "absent" for a key still on its way, and a
+ *       registrar's write at version absent would replace the key's
+ *       bindings. A node that does not know its predecessor serves nothing
+ *       (unless it is alone): it cannot tell which keys are its own.</li>
+ *   <li>When the predecessor dies this node already holds replicas of its
+ *       keys and re-replicates them; a node that leaves gracefully hands its
+ *       keys to its successor first. Expired values are purged every
+ *       round.</li>
  *   <li>Every lookup's hop count goes into {@link #lookupStats()}.</li>
  * </ul>
  */
@@ -55,6 +67,8 @@ public final class ChordDht implements Dht {
     private static final int ANTI_ENTROPY_ROUNDS = 20;
     private static final Duration RETRY_PAUSE = Duration.ofMillis(50);
     private static final Duration LEAVE_BOUND = Duration.ofSeconds(2);
+    /** How many nodes a joiner asks, walking clockwise, for one that holds all of its range. */
+    private static final int FETCH_WALK = 64;
 
     private final IdSpace space = IdSpace.SHA1;
     private final Clock clock;
@@ -71,6 +85,16 @@ public final class ChordDht implements Dht {
     private RingMaintenance maintenance;
     private Optional<NodeRef> lastPredecessor = Optional.empty();
     private List<NodeRef> lastReplicaTargets = List.of();
+    /**
+     * The lower (exclusive) end of the range this node has caught up on and
+     * serves, up to itself; empty until the first fetch completes.
+     */
+    private Optional<BigInteger> servedFrom = Optional.empty();
+    /** The lower end of the widest range this node has served: it holds every key of that range. */
+    private Optional<BigInteger> heldFrom = Optional.empty();
+    /** Whether this node has been alone (or started the ring), and so holds every key there was. */
+    private volatile boolean heldAll;
+    private boolean fetching;
     private long rounds;
     private boolean roundRunning;
     private List<org.p2psip.core.net.HostPort> bootstrap = List.of();
@@ -114,6 +138,8 @@ public final class ChordDht implements Dht {
     CompletableFuture<Void> join(List<org.p2psip.core.net.HostPort> bootstrap) {
         this.bootstrap = List.copyOf(bootstrap);
         if (bootstrap.isEmpty()) {
+            // A new ring: this node holds every key there is, and every later fetch traces back to it.
+            heldAll = true;
             return CompletableFuture.completedFuture(null);
         }
         return joinThroughAny(bootstrap);
@@ -170,6 +196,7 @@ public final class ChordDht implements Dht {
                     if (e != null) {
                         LOG.debug("maintenance round failed: {}", e.toString());
                     }
+                    catchUp();
                     if (rounds % ANTI_ENTROPY_ROUNDS == 0) {
                         pushOwnedToReplicas(replicaTargets());
                     }
@@ -184,21 +211,145 @@ public final class ChordDht implements Dht {
         Optional<NodeRef> pred = state.predecessor();
         Optional<NodeRef> oldPred = lastPredecessor;
         lastPredecessor = pred;
-        if (pred.isPresent() && oldPred.isPresent() && !pred.equals(oldPred)
-                && space.betweenOpen(oldPred.get().id(), pred.get().id(), state.self().id())) {
-            // A node joined between the old predecessor and this node: it now owns (old, new].
-            NodeRef joiner = pred.get();
-            BigInteger from = oldPred.get().id();
-            List<StoredEntry> moved = store.entries(e -> space.betweenRightClosed(from, space.idOf(e.key()),
-                    joiner.id()));
-            push(joiner, moved, List.of());
-        }
+        catchUp();
         List<NodeRef> targets = replicaTargets();
         if (pred.isPresent() && (!pred.equals(oldPred) || !targets.equals(lastReplicaTargets))) {
             // Ownership grew (dead predecessor) or the replica set changed: bring every replica up to date.
             pushOwnedToReplicas(targets);
         }
         lastReplicaTargets = targets;
+    }
+
+    /**
+     * Whether this node answers for {@code id} as its owner now: it owns it
+     * by its ring state and has caught up on its range (or is alone).
+     */
+    private boolean serves(BigInteger id) {
+        if (state.successor().equals(state.self())) {
+            return true;
+        }
+        Optional<NodeRef> pred = state.predecessor();
+        return pred.isPresent() && servedFrom.equals(Optional.of(pred.get().id())) && state.owns(id);
+    }
+
+    /**
+     * On the owner thread: brings {@link #servedFrom} to the predecessor. A
+     * range that shrank (a node joined in front) needs nothing; a range that
+     * grew is fetched from the first successors before it is served. A
+     * fetch that fails is tried again next round.
+     */
+    private void catchUp() {
+        if (state.successor().equals(state.self())) {
+            heldAll = true;
+            return;
+        }
+        Optional<NodeRef> pred = state.predecessor();
+        if (fetching || pred.isEmpty()) {
+            return;
+        }
+        BigInteger from = pred.get().id();
+        BigInteger self = state.self().id();
+        if (servedFrom.isPresent()
+                && (servedFrom.get().equals(from) || space.betweenOpen(servedFrom.get(), from, self))) {
+            serveFrom(from);
+            return;
+        }
+        // A joiner has nothing yet and must find the whole range somewhere; a range that grew
+        // (a failed or departed predecessor) is already here as replicas or the leaver's hand-off.
+        boolean needsWholeRange = servedFrom.isEmpty() && !heldAll;
+        BigInteger to = servedFrom.orElse(self);
+        List<NodeRef> sources = fetchSources();
+        List<CompletableFuture<ChordClient.FetchAnswer>> answers = sources.stream()
+                .map(s -> client.fetchRange(s, state.self(), from, to)).toList();
+        fetching = true;
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .thenCompose(v -> {
+                    List<ChordClient.FetchAnswer> got = answers.stream().map(CompletableFuture::join).toList();
+                    if (!needsWholeRange || got.stream().anyMatch(ChordClient.FetchAnswer::whole)) {
+                        return CompletableFuture.completedFuture(true);
+                    }
+                    return walkForWhole(from, to, got.get(got.size() - 1).successor(), FETCH_WALK);
+                })
+                .whenCompleteAsync((found, e) -> {
+                    fetching = false;
+                    if (e != null || !found) {
+                        LOG.debug("fetching ({}, {}] from {} failed: {}", from, to, sources,
+                                e != null ? e.toString() : "no node holds all of it yet");
+                        return;
+                    }
+                    if (state.predecessor().map(NodeRef::id).equals(Optional.of(from))) {
+                        serveFrom(from);
+                        pushOwnedToReplicas(replicaTargets());
+                    } else {
+                        catchUp();
+                    }
+                }, owner);
+    }
+
+    /**
+     * Asks node after node clockwise, from {@code at}, for the range until
+     * one holds all of it. The last node to have served a key lies clockwise
+     * of the key, so the walk reaches it unless it is gone (and then its
+     * successor has taken its range over, replicas and all).
+     */
+    private CompletableFuture<Boolean> walkForWhole(BigInteger from, BigInteger to, NodeRef at, int left) {
+        if (left <= 0 || at.equals(state.self())) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return client.fetchRange(at, state.self(), from, to).thenCompose(a -> a.whole()
+                ? CompletableFuture.completedFuture(true)
+                : walkForWhole(from, to, a.successor(), left - 1));
+    }
+
+    private void serveFrom(BigInteger from) {
+        servedFrom = Optional.of(from);
+        BigInteger self = state.self().id();
+        if (heldFrom.isEmpty() || space.distance(from, self).compareTo(space.distance(heldFrom.get(), self)) > 0) {
+            heldFrom = Optional.of(from);
+        }
+    }
+
+    /** Answers a fetch: pushes what this node holds of {@code (from, to]} to the requester. */
+    private CompletableFuture<byte[]> fetchFor(NodeRef requester, BigInteger from, BigInteger to) {
+        Instant now = clock.instant();
+        boolean whole = holdsWhole(from, to);
+        NodeRef next = state.successor();
+        return push(requester, store.entries(e -> e.liveAt(now)
+                && space.betweenRightClosed(from, space.idOf(e.key()), to)), List.of())
+                .thenApply(v -> new ChordWire.Out().flag(whole).node(next).bytes());
+    }
+
+    /** Whether this node holds every key with an id in {@code (from, to]}: it has served that range. */
+    private boolean holdsWhole(BigInteger from, BigInteger to) {
+        if (heldAll) {
+            return true;
+        }
+        if (heldFrom.isEmpty()) {
+            return false;
+        }
+        BigInteger start = heldFrom.get();
+        BigInteger span = space.distance(start, state.self().id());
+        return space.distance(start, to).compareTo(span) <= 0
+                && space.distance(start, from).compareTo(space.distance(start, to)) <= 0;
+    }
+
+    /**
+     * Where a gained range's keys are: its previous owner and the replicas,
+     * all among this node's first successors. At least two are asked, so two
+     * nodes joining in one gap at once still find the keys.
+     */
+    private List<NodeRef> fetchSources() {
+        List<NodeRef> out = new ArrayList<>();
+        int wanted = Math.max(replicas - 1, 2);
+        for (NodeRef n : state.successors()) {
+            if (out.size() >= wanted) {
+                break;
+            }
+            if (!n.equals(state.self()) && !out.contains(n)) {
+                out.add(n);
+            }
+        }
+        return out;
     }
 
     private List<NodeRef> replicaTargets() {
@@ -219,7 +370,7 @@ public final class ChordDht implements Dht {
             return;
         }
         Instant now = clock.instant();
-        List<StoredEntry> owned = store.entries(e -> e.liveAt(now) && state.owns(space.idOf(e.key())));
+        List<StoredEntry> owned = store.entries(e -> e.liveAt(now) && serves(space.idOf(e.key())));
         for (NodeRef t : targets) {
             push(t, owned, List.of());
         }
@@ -273,7 +424,16 @@ public final class ChordDht implements Dht {
             case ChordWire.PING -> CompletableFuture.completedFuture(new byte[0]);
             case ChordWire.GET -> {
                 String key = in.text();
-                yield onOwner(() -> encodeRead(store.live(key, clock.instant())));
+                boolean asOwner = in.flag();
+                yield onOwner(() -> asOwner && !serves(space.idOf(key))
+                        ? new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes()
+                        : encodeRead(store.live(key, clock.instant())));
+            }
+            case ChordWire.FETCH_RANGE -> {
+                NodeRef requester = in.node();
+                BigInteger from = in.id();
+                BigInteger to = in.id();
+                yield onOwnerCompose(() -> fetchFor(requester, from, to));
             }
             case ChordWire.PUT_IF -> {
                 String key = in.text();
@@ -323,7 +483,7 @@ public final class ChordDht implements Dht {
     }
 
     private static byte[] encodeRead(Optional<StoredEntry> e) {
-        ChordWire.Out out = new ChordWire.Out().flag(e.isPresent());
+        ChordWire.Out out = new ChordWire.Out().code(e.isPresent() ? ChordWire.FOUND : ChordWire.NOT_FOUND);
         e.ifPresent(out::entry);
         return out.bytes();
     }
@@ -335,7 +495,7 @@ public final class ChordDht implements Dht {
     /** At the owner: check ownership, apply, push to the replicas, then answer. */
     private CompletableFuture<ChordClient.WriteAnswer> applyPut(String key, long expected, byte[] value,
                                                                Instant expiresAt) {
-        if (!state.owns(space.idOf(key))) {
+        if (!serves(space.idOf(key))) {
             return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.NOT_OWNER, 0));
         }
         KeyStore.Outcome o = store.putIfVersion(key, expected, value, expiresAt, clock.instant());
@@ -348,7 +508,7 @@ public final class ChordDht implements Dht {
     }
 
     private CompletableFuture<ChordClient.WriteAnswer> applyRemove(String key, long expected) {
-        if (!state.owns(space.idOf(key))) {
+        if (!serves(space.idOf(key))) {
             return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.NOT_OWNER, 0));
         }
         KeyStore.Outcome o = store.removeIfVersion(key, expected, clock.instant());
@@ -392,7 +552,12 @@ public final class ChordDht implements Dht {
                 x.expiresAt()))), key);
     }
 
-    /** The owner first, then each replica in take-over order. */
+    /**
+     * The owner first, then each replica in take-over order when the one
+     * before could not be reached. An owner that refuses (not the owner, or
+     * not caught up) sends the caller back to the lookup, not to a replica
+     * that may hold an older copy.
+     */
     private CompletableFuture<Optional<StoredEntry>> readFrom(LookupResult found, int i, String key) {
         List<NodeRef> order = new ArrayList<>();
         order.add(found.owner());
@@ -402,10 +567,23 @@ public final class ChordDht implements Dht {
                     "no holder of " + key + " answered"));
         }
         NodeRef at = order.get(i);
+        boolean asOwner = i == 0;
         CompletableFuture<Optional<StoredEntry>> read = at.equals(state.self())
-                ? onOwner(() -> store.live(key, clock.instant()))
-                : client.get(at, key);
-        return read.exceptionallyCompose(e -> readFrom(found, i + 1, key));
+                ? onOwner(() -> {
+                    if (asOwner && !serves(space.idOf(key))) {
+                        throw new NotOwner();
+                    }
+                    return store.live(key, clock.instant());
+                })
+                : client.get(at, key, asOwner).thenApply(a -> {
+                    if (a.status() == ChordWire.NOT_OWNER) {
+                        throw new NotOwner();
+                    }
+                    return a.entry();
+                });
+        return read.exceptionallyCompose(e -> refused(e)
+                ? CompletableFuture.failedFuture(e)
+                : readFrom(found, i + 1, key));
     }
 
     @Override
@@ -434,6 +612,11 @@ public final class ChordDht implements Dht {
             throw new CompletionException(new NotOwner());
         }
         return a.status() == ChordWire.APPLIED;
+    }
+
+    private static boolean refused(Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return cause instanceof NotOwner;
     }
 
     /** The node asked no longer (or not yet) owns the key: look it up again. */

@@ -30,11 +30,16 @@ final class ChordWire {
     static final int REMOVE_IF = 12;
     static final int REPLICATE = 13;
     static final int LEAVING = 14;
+    static final int FETCH_RANGE = 15;
 
     /** Conditional-write answers. */
     static final byte APPLIED = 0;
     static final byte CONFLICT = 1;
     static final byte NOT_OWNER = 2;
+
+    /** Read answers ({@link #NOT_OWNER} too, when asked as the owner). */
+    static final byte FOUND = 3;
+    static final byte NOT_FOUND = 4;
 
     private ChordWire() {
     }

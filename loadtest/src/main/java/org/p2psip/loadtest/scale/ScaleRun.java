@@ -135,8 +135,10 @@ public final class ScaleRun {
         }
         current.set(cluster);
         try {
+            boolean fresh = true;
             for (Scenario s : settings.scenarios()) {
-                ScaleCell cell = measure(dht, nodes, s, cluster, startNote);
+                ScaleCell cell = measure(dht, nodes, s, cluster, startNote, fresh ? nodes : 1);
+                fresh = false;
                 if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured()) {
                     say("%s x%d %s: SIPp cross-check at %.0f/s", dht, nodes, s.label(), cell.maxRate());
                     cell = cell.withSipp(SippCrossCheck.run(cluster.balancer(), cell.maxRate(), cell.achievedRate(),
@@ -156,7 +158,15 @@ public final class ScaleRun {
         return settings.nodeCounts().stream().filter(n -> n > 1).findFirst().orElse(0);
     }
 
-    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster, String startNote) {
+    /**
+     * @param warmupShare how many times {@code --warmup} to warm up for: the
+     *                    node count on a fresh cluster, where the balancer
+     *                    spreads the warm-up over that many cold JVMs and
+     *                    each must get as much as a single node would; 1 once
+     *                    an earlier scenario has warmed the cluster
+     */
+    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster, String startNote,
+                              int warmupShare) {
         double load = loadAverage();
         HostPort target = cluster.balancer();
         LoadSpec base = LoadSpec.of(scenario, target).withThreads(settings.threads()).withAors(settings.aors())
@@ -168,7 +178,7 @@ public final class ScaleRun {
         String note = startNote;
         try (LoadRun run = LoadRun.open(base)) {
             if (!settings.warmup().isZero()) {
-                note = join(note, warmUp(run, base));
+                note = join(note, warmUp(run, base, settings.warmup().multipliedBy(warmupShare)));
             }
             if (!cluster.isAlive()) {
                 return ScaleCell.failed(dht, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(), load);
@@ -205,12 +215,12 @@ public final class ScaleRun {
      * should not be the first time the cluster sees that pace. Returns a
      * note on failures, empty when there were none.
      */
-    private String warmUp(LoadRun run, LoadSpec base) {
+    private String warmUp(LoadRun run, LoadSpec base, Duration warmup) {
         List<String> notes = new ArrayList<>();
         for (double rate : new double[] {Math.max(1, settings.startRate() / 2), settings.startRate()}) {
-            long count = Math.max(1, Math.round(rate * settings.warmup().toMillis() / 2000.0));
+            long count = Math.max(1, Math.round(rate * warmup.toMillis() / 2000.0));
             LoadReport w = run.measure(base.withRate(rate).withCount(count)
-                    .withDuration(settings.warmup().plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
+                    .withDuration(warmup.plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
             if (w.failed() > 0) {
                 // Worth knowing (a cold cluster dropping requests), but the search is what counts.
                 notes.add(String.format(Locale.ROOT, "warm-up at %.0f/s: %d of %d failed %s", rate, w.failed(),
