@@ -69,6 +69,12 @@ public final class ChordDht implements Dht {
     private static final Duration LEAVE_BOUND = Duration.ofSeconds(2);
     /** How many nodes a joiner asks, walking clockwise, for one that holds all of its range. */
     private static final int FETCH_WALK = 64;
+    /**
+     * Rounds a joiner keeps looking for a node that holds all of its range
+     * before it serves with the copies its successors gave it (a ring too
+     * large for one walk round it, or a holder that keeps timing out).
+     */
+    private static final int FETCH_PATIENCE = 20;
 
     private final IdSpace space = IdSpace.SHA1;
     private final Clock clock;
@@ -95,6 +101,7 @@ public final class ChordDht implements Dht {
     /** Whether this node has been alone (or started the ring), and so holds every key there was. */
     private volatile boolean heldAll;
     private boolean fetching;
+    private int wholeRangeMisses;
     private long rounds;
     private boolean roundRunning;
     private List<org.p2psip.core.net.HostPort> bootstrap = List.of();
@@ -266,17 +273,26 @@ public final class ChordDht implements Dht {
                 .thenCompose(v -> {
                     List<ChordClient.FetchAnswer> got = answers.stream().map(CompletableFuture::join).toList();
                     if (!needsWholeRange || got.stream().anyMatch(ChordClient.FetchAnswer::whole)) {
-                        return CompletableFuture.completedFuture(true);
+                        return CompletableFuture.completedFuture(Walk.FOUND);
                     }
                     return walkForWhole(from, to, got.get(got.size() - 1).successor(), FETCH_WALK);
                 })
-                .whenCompleteAsync((found, e) -> {
+                .whenCompleteAsync((walk, e) -> {
                     fetching = false;
-                    if (e != null || !found) {
-                        LOG.debug("fetching ({}, {}] from {} failed: {}", from, to, sources,
-                                e != null ? e.toString() : "no node holds all of it yet");
+                    if (e != null) {
+                        LOG.debug("fetching ({}, {}] from {} failed: {}", from, to, sources, e.toString());
                         return;
                     }
+                    if (walk == Walk.GAVE_UP && ++wholeRangeMisses < FETCH_PATIENCE) {
+                        return;
+                    }
+                    if (walk != Walk.FOUND) {
+                        // Nobody has served the whole range: its last owner is gone, and what is left of
+                        // it is the replicas' copies, which the successors have just pushed here.
+                        LOG.info("no live node holds all of ({}, {}]; serving it from the successors' copies",
+                                from.toString(16), to.toString(16));
+                    }
+                    wholeRangeMisses = 0;
                     if (state.predecessor().map(NodeRef::id).equals(Optional.of(from))) {
                         serveFrom(from);
                         pushOwnedToReplicas(replicaTargets());
@@ -292,13 +308,26 @@ public final class ChordDht implements Dht {
      * of the key, so the walk reaches it unless it is gone (and then its
      * successor has taken its range over, replicas and all).
      */
-    private CompletableFuture<Boolean> walkForWhole(BigInteger from, BigInteger to, NodeRef at, int left) {
-        if (left <= 0 || at.equals(state.self())) {
-            return CompletableFuture.completedFuture(false);
+    private CompletableFuture<Walk> walkForWhole(BigInteger from, BigInteger to, NodeRef at, int left) {
+        if (at.equals(state.self())) {
+            return CompletableFuture.completedFuture(Walk.NOWHERE);
+        }
+        if (left <= 0) {
+            return CompletableFuture.completedFuture(Walk.GAVE_UP);
         }
         return client.fetchRange(at, state.self(), from, to).thenCompose(a -> a.whole()
-                ? CompletableFuture.completedFuture(true)
+                ? CompletableFuture.completedFuture(Walk.FOUND)
                 : walkForWhole(from, to, a.successor(), left - 1));
+    }
+
+    /** How a search for a node holding a whole range ended. */
+    private enum Walk {
+        /** A node that has served the range pushed it. */
+        FOUND,
+        /** All the way round the ring and nobody has: the range's last owner is gone. */
+        NOWHERE,
+        /** The walk's step limit came first. */
+        GAVE_UP
     }
 
     private void serveFrom(BigInteger from) {
