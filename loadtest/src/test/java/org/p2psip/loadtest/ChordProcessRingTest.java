@@ -1,12 +1,7 @@
 package org.p2psip.loadtest;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,13 +37,9 @@ class ChordProcessRingTest {
     void aLeaveAJoinAndTwoAdjacentSigkillsLoseNoAcknowledgedBindingWithThreeReplicas() throws Exception {
         OverlayNodes.Member seed = ring.startAll(NODES);
         int entry = seed.sip();
-        Map<String, String> expected = new HashMap<>();
-        for (int i = 0; i < AORS; i++) {
-            expected.put("r" + i, "sip:r" + i + "@127.0.0.1:" + (31000 + i));
-        }
+        Map<String, String> expected = OverlayNodes.bindings(AORS);
         try (SipUdpClient client = new SipUdpClient()) {
-            Set<String> unacknowledged = client.registerUntilAcknowledged(entry, expected, Duration.ofSeconds(120));
-            assertTrue(unacknowledged.isEmpty(), unacknowledged.size() + " REGISTERs never acknowledged");
+            OverlayNodes.registerAll(client, entry, expected);
 
             ring.leave(ring.members().get(5));
             ring.start(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
@@ -56,14 +47,7 @@ class ChordProcessRingTest {
             OverlayNodes.Member reader = ring.members().get(1);
             ring.kill(adjacentPairAvoiding(Set.of(seed, reader)));
 
-            Map<String, List<String>> listed = client.fetchUntilListed(entry, reader.sip(), expected.keySet(),
-                    Duration.ofSeconds(120));
-            listed.forEach((user, contacts) ->
-                    assertEquals(List.of(expected.get(user)), contacts, "binding of " + user + " after the kills"));
-            Set<String> missing = new HashSet<>(expected.keySet());
-            missing.removeAll(listed.keySet());
-            assertTrue(missing.isEmpty(), missing.size() + " acknowledged AORs unreadable after two adjacent kills,"
-                    + " e.g. " + missing.stream().limit(5).toList());
+            OverlayNodes.assertAllListed(client, entry, reader.sip(), expected, "after two adjacent kills");
         }
     }
 

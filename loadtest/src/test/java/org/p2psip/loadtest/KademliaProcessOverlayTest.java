@@ -1,12 +1,7 @@
 package org.p2psip.loadtest;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.math.BigInteger;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,27 +37,16 @@ class KademliaProcessOverlayTest {
     void aJoinAndTwoSimultaneousSigkillsOfXorNeighboursLoseNoAcknowledgedBindingWithThreeReplicas() throws Exception {
         OverlayNodes.Member seed = overlay.startAll(NODES);
         int entry = seed.sip();
-        Map<String, String> expected = new HashMap<>();
-        for (int i = 0; i < AORS; i++) {
-            expected.put("r" + i, "sip:r" + i + "@127.0.0.1:" + (31000 + i));
-        }
+        Map<String, String> expected = OverlayNodes.bindings(AORS);
         try (SipUdpClient client = new SipUdpClient()) {
-            Set<String> unacknowledged = client.registerUntilAcknowledged(entry, expected, Duration.ofSeconds(120));
-            assertTrue(unacknowledged.isEmpty(), unacknowledged.size() + " REGISTERs never acknowledged");
+            OverlayNodes.registerAll(client, entry, expected);
 
             overlay.start(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
 
             OverlayNodes.Member reader = overlay.members().get(1);
             overlay.kill(nearestPairAvoiding(Set.of(seed, reader)));
 
-            Map<String, List<String>> listed = client.fetchUntilListed(entry, reader.sip(), expected.keySet(),
-                    Duration.ofSeconds(120));
-            listed.forEach((user, contacts) ->
-                    assertEquals(List.of(expected.get(user)), contacts, "binding of " + user + " after the kills"));
-            Set<String> missing = new HashSet<>(expected.keySet());
-            missing.removeAll(listed.keySet());
-            assertTrue(missing.isEmpty(), missing.size() + " acknowledged AORs unreadable after two simultaneous kills,"
-                    + " e.g. " + missing.stream().limit(5).toList());
+            OverlayNodes.assertAllListed(client, entry, reader.sip(), expected, "after two simultaneous kills");
         }
     }
 

@@ -1,8 +1,16 @@
 package org.p2psip.loadtest;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -71,6 +79,42 @@ final class OverlayNodes implements AutoCloseable {
             v.process().kill();
         }
         members.removeAll(victims);
+    }
+
+    /** {@code count} AORs {@code r0, r1, ...}, each with a contact of its own. */
+    static Map<String, String> bindings(int count) {
+        Map<String, String> out = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            out.put("r" + i, "sip:r" + i + "@127.0.0.1:" + (31000 + i));
+        }
+        return out;
+    }
+
+    /**
+     * Registers every binding through {@code entry}, asking again until each
+     * is acknowledged (an overlay still settling may refuse with a 5xx), and
+     * fails the test if one never is.
+     */
+    static void registerAll(SipUdpClient client, int entry, Map<String, String> bindings) throws IOException {
+        Set<String> unacknowledged = client.registerUntilAcknowledged(entry, bindings, Duration.ofSeconds(120));
+        assertTrue(unacknowledged.isEmpty(), unacknowledged.size() + " REGISTERs never acknowledged");
+    }
+
+    /**
+     * Reads every binding back through {@code reader} (AORs named by
+     * {@code entry}) and fails the test unless each lists exactly its
+     * contact within two minutes.
+     */
+    static void assertAllListed(SipUdpClient client, int entry, int reader, Map<String, String> bindings,
+                                String after) throws IOException {
+        Map<String, List<String>> listed = client.fetchUntilListed(entry, reader, bindings.keySet(),
+                Duration.ofSeconds(120));
+        listed.forEach((user, contacts) ->
+                assertEquals(List.of(bindings.get(user)), contacts, "binding of " + user + " " + after));
+        Set<String> missing = new HashSet<>(bindings.keySet());
+        missing.removeAll(listed.keySet());
+        assertTrue(missing.isEmpty(), missing.size() + " acknowledged AORs unreadable " + after + ", e.g. "
+                + missing.stream().limit(5).toList());
     }
 
     List<Member> members() {

@@ -1,11 +1,5 @@
 package org.p2psip.dht.chord;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,6 +7,8 @@ import java.util.List;
 import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.PayloadReader;
+import org.p2psip.core.overlay.PayloadWriter;
 
 /**
  * The Chord message types on the overlay transport and their payload
@@ -44,63 +40,16 @@ final class ChordWire {
     private ChordWire() {
     }
 
-    /** Payload builder. */
-    static final class Out {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final DataOutputStream out = new DataOutputStream(bytes);
+    /** Payload builder: core's primitives plus Chord's node references and stored entries. */
+    static final class Out extends PayloadWriter<Out> {
+
+        @Override
+        protected Out self() {
+            return this;
+        }
 
         Out id(BigInteger id) {
             return blob(id.toByteArray());
-        }
-
-        Out blob(byte[] b) {
-            try {
-                out.writeInt(b.length);
-                out.write(b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out text(String s) {
-            try {
-                out.writeUTF(s);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out num(long v) {
-            try {
-                out.writeLong(v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out code(byte b) {
-            try {
-                out.writeByte(b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out flag(boolean b) {
-            try {
-                out.writeBoolean(b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out hostPort(HostPort hp) {
-            return text(hp.host()).num(hp.port());
         }
 
         Out node(NodeRef n) {
@@ -116,7 +65,7 @@ final class ChordWire {
         }
 
         Out nodes(List<NodeRef> list) {
-            num(list.size());
+            u16(list.size());
             list.forEach(this::node);
             return this;
         }
@@ -124,72 +73,17 @@ final class ChordWire {
         Out entry(StoredEntry e) {
             return text(e.key()).blob(e.value()).num(e.version()).num(e.expiresAt().toEpochMilli());
         }
-
-        byte[] bytes() {
-            return bytes.toByteArray();
-        }
     }
 
     /** Payload reader; a malformed payload fails the request, never the node. */
-    static final class In {
-        private final DataInputStream in;
-        private final int limit;
+    static final class In extends PayloadReader {
 
         In(byte[] payload) {
-            this.in = new DataInputStream(new ByteArrayInputStream(payload));
-            this.limit = payload.length;
+            super(payload, "chord");
         }
 
         BigInteger id() {
             return new BigInteger(blob());
-        }
-
-        byte[] blob() {
-            try {
-                int n = in.readInt();
-                if (n < 0 || n > limit) {
-                    throw new IllegalArgumentException("malformed chord payload: length " + n);
-                }
-                return in.readNBytes(n);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("malformed chord payload", e);
-            }
-        }
-
-        String text() {
-            try {
-                return in.readUTF();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("malformed chord payload", e);
-            }
-        }
-
-        long num() {
-            try {
-                return in.readLong();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("malformed chord payload", e);
-            }
-        }
-
-        boolean flag() {
-            try {
-                return in.readBoolean();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("malformed chord payload", e);
-            }
-        }
-
-        byte code() {
-            try {
-                return in.readByte();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("malformed chord payload", e);
-            }
-        }
-
-        HostPort hostPort() {
-            return new HostPort(text(), (int) num());
         }
 
         NodeRef node() {
@@ -204,8 +98,8 @@ final class ChordWire {
         }
 
         List<NodeRef> nodes() {
-            long n = num();
-            if (n < 0 || n > 1024) {
+            int n = u16();
+            if (n > 1024) {
                 throw new IllegalArgumentException("malformed chord payload: " + n + " nodes");
             }
             List<NodeRef> out = new ArrayList<>();

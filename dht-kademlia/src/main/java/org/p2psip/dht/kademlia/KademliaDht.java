@@ -204,7 +204,7 @@ public final class KademliaDht implements Dht {
             return CompletableFuture.failedFuture(new IllegalStateException("closed while joining"));
         }
         HostPort seed = seeds.get(attempt % seeds.size());
-        return transport.request(seed, KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+        return transport.request(seed, KademliaWire.PING, new KademliaWire.Out().contact(self).bytes(),
                         options.rpcTimeout())
                 .thenApply(answer -> new KademliaWire.In(answer).contact())
                 .exceptionallyCompose(e -> {
@@ -345,8 +345,8 @@ public final class KademliaDht implements Dht {
                                              long expiresAtMillis) {
         long deadline = System.nanoTime() + options.operationTimeout().toNanos();
         long writeId = java.util.concurrent.ThreadLocalRandom.current().nextLong();
-        byte[] request = new KademliaWire.Out().contact(self).string(key).i64(expected).bool(remove).bytes(value)
-                .i64(expiresAtMillis).i64(writeId).done();
+        byte[] request = new KademliaWire.Out().contact(self).text(key).num(expected).flag(remove).blob(value)
+                .num(expiresAtMillis).num(writeId).bytes();
         return onOwner(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline,
                 null))
                 .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
@@ -484,8 +484,8 @@ public final class KademliaDht implements Dht {
      * becomes visible here.
      */
     private CompletableFuture<Boolean> storeAt(String key, StoredValue value, long prev, List<Contact> holders) {
-        byte[] request = new KademliaWire.Out().contact(self).string(key).value(Optional.of(value)).i64(prev)
-                .done();
+        byte[] request = new KademliaWire.Out().contact(self).text(key).value(Optional.of(value)).num(prev)
+                .bytes();
         List<CompletableFuture<Integer>> acks = new ArrayList<>();
         boolean here = false;
         for (Contact holder : holders) {
@@ -558,7 +558,7 @@ public final class KademliaDht implements Dht {
             }
             if (!isSuspected(c.id(), now)) {
                 // Check it is alive; a failed ping evicts it at once (§2.2), so the writer's retry gets through.
-                transport.request(c.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+                transport.request(c.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).bytes(),
                         options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
                             if (error != null) {
                                 table.remove(c.id());
@@ -587,8 +587,8 @@ public final class KademliaDht implements Dht {
         table.touch(space.bucketIndex(self.id(), target), tableMillis());
         CompletableFuture<LookupResult> done = new CompletableFuture<>();
         byte[] request = key.isPresent()
-                ? new KademliaWire.Out().contact(self).string(key.get()).done()
-                : new KademliaWire.Out().contact(self).id(target).done();
+                ? new KademliaWire.Out().contact(self).text(key.get()).bytes()
+                : new KademliaWire.Out().contact(self).id(target).bytes();
         int type = key.isPresent() ? KademliaWire.FIND_VALUE : KademliaWire.FIND_NODE;
         pump(lookup, type, request, key, done);
         return done;
@@ -684,7 +684,7 @@ public final class KademliaDht implements Dht {
         strikes.remove(seen.id());
         if (table.observe(seen, tableMillis()) instanceof RoutingTable.Observation.BucketFull full) {
             Contact head = full.leastRecentlySeen();
-            transport.request(head.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).done(),
+            transport.request(head.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).bytes(),
                     options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
                         if (error == null) {
                             table.observe(head, tableMillis());
@@ -705,33 +705,33 @@ public final class KademliaDht implements Dht {
             observe(sender);
             switch (type) {
                 case KademliaWire.PING:
-                    return CompletableFuture.completedFuture(new KademliaWire.Out().contact(self).done());
+                    return CompletableFuture.completedFuture(new KademliaWire.Out().contact(self).bytes());
                 case KademliaWire.FIND_NODE: {
                     BigInteger target = in.id();
                     return CompletableFuture.completedFuture(new KademliaWire.Out()
-                            .contacts(closestFor(target, sender)).done());
+                            .contacts(closestFor(target, sender)).bytes());
                 }
                 case KademliaWire.FIND_VALUE: {
-                    String key = in.string();
+                    String key = in.text();
                     Entry held = store.get(key);
                     return CompletableFuture.completedFuture(new KademliaWire.Out()
                             .contacts(closestFor(space.idOf(key), sender))
-                            .value(Optional.ofNullable(held).map(Entry::value)).done());
+                            .value(Optional.ofNullable(held).map(Entry::value)).bytes());
                 }
                 case KademliaWire.STORE: {
-                    String key = in.string();
+                    String key = in.text();
                     StoredValue value = in.value().orElseThrow(() -> new IllegalArgumentException("empty STORE"));
-                    long prev = in.i64();
+                    long prev = in.num();
                     int outcome = storeLocally(key, value, prev, Optional.of(sender));
                     return CompletableFuture.completedFuture(new byte[] {(byte) outcome});
                 }
                 case KademliaWire.WRITE: {
-                    String key = in.string();
-                    long expected = in.i64();
-                    boolean remove = in.bool();
-                    byte[] value = in.bytes();
-                    long expiresAt = in.i64();
-                    long writeId = in.i64();
+                    String key = in.text();
+                    long expected = in.num();
+                    boolean remove = in.flag();
+                    byte[] value = in.blob();
+                    long expiresAt = in.num();
+                    long writeId = in.num();
                     return coordinate(key, expected, remove, value, expiresAt, writeId)
                             .thenApply(ok -> new byte[] {(byte) (ok ? 1 : 0)});
                 }

@@ -1,17 +1,12 @@
 package org.p2psip.dht.kademlia;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.PayloadReader;
+import org.p2psip.core.overlay.PayloadWriter;
 
 /**
  * Payload layouts of the kademlia messages (inside core's authenticated
@@ -36,24 +31,17 @@ final class KademliaWire {
     private KademliaWire() {
     }
 
-    /** Writes fields in order, for one message. */
-    static final class Out {
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        private final DataOutputStream out = new DataOutputStream(bytes);
+    /** Writes fields in order, for one message: core's primitives plus contacts and stored values. */
+    static final class Out extends PayloadWriter<Out> {
+
+        @Override
+        protected Out self() {
+            return this;
+        }
 
         Out contact(Contact c) {
-            id(c.id());
-            string(c.overlay().host());
-            u16(c.overlay().port());
-            try {
-                out.writeBoolean(c.sip().isPresent());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            c.sip().ifPresent(s -> {
-                string(s.host());
-                u16(s.port());
-            });
+            id(c.id()).hostPort(c.overlay()).flag(c.sip().isPresent());
+            c.sip().ifPresent(this::hostPort);
             return this;
         }
 
@@ -63,95 +51,33 @@ final class KademliaWire {
             return this;
         }
 
+        /** An id as exactly {@value #ID_BYTES} unsigned bytes. */
         Out id(BigInteger id) {
-            byte[] raw = id.toByteArray();
+            byte[] unsigned = id.toByteArray();
             byte[] fixed = new byte[ID_BYTES];
-            int copy = Math.min(raw.length, ID_BYTES);
-            System.arraycopy(raw, raw.length - copy, fixed, ID_BYTES - copy, copy);
+            int copy = Math.min(unsigned.length, ID_BYTES);
+            System.arraycopy(unsigned, unsigned.length - copy, fixed, ID_BYTES - copy, copy);
             return raw(fixed);
         }
 
-        Out string(String s) {
-            try {
-                out.writeUTF(s);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out u16(int v) {
-            try {
-                out.writeShort(v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out i64(long v) {
-            try {
-                out.writeLong(v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out bool(boolean v) {
-            try {
-                out.writeBoolean(v);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        Out bytes(byte[] b) {
-            try {
-                out.writeInt(b.length);
-                out.write(b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
         Out value(Optional<StoredValue> v) {
-            bool(v.isPresent());
-            v.ifPresent(s -> bytes(s.value()).i64(s.version()).i64(s.expiresAtMillis()).bool(s.tombstone()).i64(s.writeId()));
+            flag(v.isPresent());
+            v.ifPresent(s -> blob(s.value()).num(s.version()).num(s.expiresAtMillis()).flag(s.tombstone())
+                    .num(s.writeId()));
             return this;
-        }
-
-        private Out raw(byte[] b) {
-            try {
-                out.write(b);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return this;
-        }
-
-        byte[] done() {
-            return bytes.toByteArray();
         }
     }
 
     /** Reads fields in the order {@link Out} wrote them; malformed input throws IllegalArgumentException. */
-    static final class In {
-        private final DataInputStream in;
-        private final int length;
+    static final class In extends PayloadReader {
 
         In(byte[] payload) {
-            this.in = new DataInputStream(new ByteArrayInputStream(payload));
-            this.length = payload.length;
+            super(payload, "kademlia");
         }
 
         Contact contact() {
             BigInteger id = id();
-            HostPort overlay = new HostPort(string(), u16());
-            Optional<HostPort> sip = bool() ? Optional.of(new HostPort(string(), u16())) : Optional.empty();
-            return new Contact(id, overlay, sip);
+            return new Contact(id, hostPort(), flag() ? Optional.of(hostPort()) : Optional.empty());
         }
 
         List<Contact> contacts() {
@@ -167,66 +93,14 @@ final class KademliaWire {
         }
 
         BigInteger id() {
-            byte[] b = new byte[ID_BYTES];
-            try {
-                in.readFully(b);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
-            return new BigInteger(1, b);
-        }
-
-        String string() {
-            try {
-                return in.readUTF();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
-        }
-
-        int u16() {
-            try {
-                return in.readUnsignedShort();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
-        }
-
-        long i64() {
-            try {
-                return in.readLong();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
-        }
-
-        boolean bool() {
-            try {
-                return in.readBoolean();
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
-        }
-
-        byte[] bytes() {
-            try {
-                int n = in.readInt();
-                if (n < 0 || n > length) {
-                    throw new IllegalArgumentException("bad value length " + n);
-                }
-                byte[] b = new byte[n];
-                in.readFully(b);
-                return b;
-            } catch (IOException e) {
-                throw new IllegalArgumentException("truncated kademlia message");
-            }
+            return new BigInteger(1, raw(ID_BYTES));
         }
 
         Optional<StoredValue> value() {
-            if (!bool()) {
+            if (!flag()) {
                 return Optional.empty();
             }
-            return Optional.of(new StoredValue(bytes(), i64(), i64(), bool(), i64()));
+            return Optional.of(new StoredValue(blob(), num(), num(), flag(), num()));
         }
     }
 }
