@@ -4,10 +4,6 @@ import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
@@ -15,6 +11,7 @@ import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.NettyOverlayTransport;
+import org.p2psip.core.overlay.OverlayNodeStart;
 import org.p2psip.core.overlay.OverlaySecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,66 +53,17 @@ public final class ChordDhtProvider implements DhtProvider {
                     + " your nodes can join", overlay);
         }
         List<HostPort> bootstrap = config.bootstrap().stream().filter(b -> !b.equals(overlay)).toList();
-        AtomicReference<ChordDht> node = new AtomicReference<>();
-        CompletableFuture<Dht> result = new CompletableFuture<>();
-        NettyOverlayTransport.bind(overlay, OverlaySecret.of(options.secret()), options.maxPayloadBytes(),
-                (type, payload) -> {
-                    ChordDht n = node.get();
-                    return n == null ? CompletableFuture.failedFuture(new IllegalStateException("starting"))
-                            : n.handle(type, payload);
-                })
-                .thenCompose(transport -> {
+        return new OverlayNodeStart("chord", overlay, bootstrap, options.startTimeout()).run(
+                h -> NettyOverlayTransport.bind(overlay, OverlaySecret.of(options.secret()),
+                        options.maxPayloadBytes(), h),
+                transport -> {
                     HostPort bound = transport.localAddress();
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
                     ChordDht dht = new ChordDht(new NodeRef(id, bound, Optional.of(config.sip())), config.clock(),
                             config.replicas(), options);
                     dht.attach(transport);
-                    node.set(dht);
-                    return dht.join(bootstrap).thenApply(v -> dht);
-                })
-                .whenComplete((dht, error) -> {
-                    if (error == null) {
-                        dht.startMaintenance();
-                        if (!result.complete(dht)) {
-                            dht.crash();
-                        }
-                        return;
-                    }
-                    ChordDht started = node.get();
-                    if (started != null) {
-                        started.crash();
-                    }
-                    result.completeExceptionally(failure(overlay, bootstrap, error));
-                });
-        return result.orTimeout(options.startTimeout().toMillis(), TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof TimeoutException) {
-                ChordDht started = node.get();
-                if (started != null) {
-                    started.crash();
-                }
-                // Timeouts are retried until here, so silence from every seed ends the same way
-                // whether it is down, busy, not chord, or dropping our frames for their HMAC.
-                return CompletableFuture.failedFuture(new DhtException(bootstrap.isEmpty()
-                        ? "chord node " + overlay + " did not start within " + options.startTimeout().toSeconds() + " s"
-                        : "chord node " + overlay + " could not join via " + bootstrap + " within "
-                                + options.startTimeout().toSeconds() + " s: no answer (unreachable, not a chord node,"
-                                + " or a different overlay-secret)"));
-            }
-            return CompletableFuture.failedFuture(cause);
-        });
-    }
-
-    private static DhtException failure(HostPort overlay, List<HostPort> bootstrap, Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        if (cause instanceof DhtException d) {
-            return d;
-        }
-        String why = String.valueOf(cause.getMessage()).replace('\n', ' ');
-        if (bootstrap.isEmpty() || why.startsWith("overlay address")) {
-            return new DhtException("chord node " + overlay + " cannot start: " + why, cause);
-        }
-        return new DhtException("chord node " + overlay + " could not join via " + bootstrap + ": " + why
-                + " (unreachable, not a chord node, or a different overlay-secret)", cause);
+                    return dht;
+                },
+                n -> n::handle, n -> n.join(bootstrap), ChordDht::startMaintenance, ChordDht::crash);
     }
 }
