@@ -219,7 +219,6 @@ public final class HazelcastDhtProvider implements DhtProvider {
         properties.put("hazelcast.max.no.heartbeat.seconds", "10");
         // Graceful leave waits for partition hand-over; bounded so a stop cannot hang.
         properties.put("hazelcast.graceful.shutdown.max.wait", "30");
-        properties.put("hazelcast.shutdownhook.policy", "GRACEFUL");
         properties.put("hazelcast.health.monitoring.level", "OFF");
         properties.putAll(commonProperties(options));
         properties.forEach(hz::setProperty);
@@ -237,6 +236,10 @@ public final class HazelcastDhtProvider implements DhtProvider {
         properties.put("hazelcast.logging.type", "slf4j");
         // These machines have no internet; phone-home would only time out.
         properties.put("hazelcast.phone.home.enabled", "false");
+        // The node's own shutdown hook closes the DHT (a graceful leave for a member). Hazelcast's
+        // hook would also run on the exit after a failed start, and waiting there for a member
+        // still trying to join kept such a process alive past a minute.
+        properties.put("hazelcast.shutdownhook.enabled", "false");
         properties.putAll(options.hazelcastProperties());
         return properties;
     }
