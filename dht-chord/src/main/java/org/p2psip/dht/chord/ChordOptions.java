@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.p2psip.core.dht.BackendOptions;
 import org.p2psip.core.dht.DhtException;
 
 /**
@@ -37,39 +38,18 @@ public record ChordOptions(String secret, boolean secretGiven, Optional<BigInteg
             }
         }
         String secret = options.getOrDefault("overlay-secret", "");
-        Optional<BigInteger> nodeId = Optional.ofNullable(options.get("node-id")).map(v -> {
-            try {
-                return new BigInteger(v, 16).mod(IdSpace.SHA1.size());
-            } catch (NumberFormatException e) {
-                throw new DhtException("chord option node-id must be hexadecimal, not '" + v + "'");
-            }
-        });
-        int successors = (int) number(options, "successors", Math.max(4, replicas + 1));
+        BackendOptions values = new BackendOptions("chord", options);
+        Optional<BigInteger> nodeId = values.hexId("node-id", IdSpace.SHA1.size());
+        int successors = (int) values.positive("successors", Math.max(4, replicas + 1));
         if (successors < replicas) {
             throw new DhtException("chord option successors (" + successors + ") must be at least --replicas ("
                     + replicas + ")");
         }
         return new ChordOptions(secret.isEmpty() ? DEFAULT_SECRET : secret, !secret.isEmpty(), nodeId, successors,
-                Duration.ofMillis(number(options, "stabilize-ms", 500)),
-                Duration.ofMillis(number(options, "rpc-timeout-ms", 1000)),
-                Duration.ofMillis(number(options, "operation-timeout-ms", 10_000)),
-                Duration.ofSeconds(number(options, "start-timeout-seconds", 15)),
-                (int) number(options, "max-frame-bytes", 4 << 20));
-    }
-
-    private static long number(Map<String, String> options, String key, long fallback) {
-        String v = options.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new DhtException("chord option " + key + " must be a positive integer, not '" + v + "'");
-        }
+                Duration.ofMillis(values.positive("stabilize-ms", 500)),
+                Duration.ofMillis(values.positive("rpc-timeout-ms", 1000)),
+                Duration.ofMillis(values.positive("operation-timeout-ms", 10_000)),
+                Duration.ofSeconds(values.positive("start-timeout-seconds", 15)),
+                (int) values.positive("max-frame-bytes", 4 << 20));
     }
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.p2psip.core.dht.BackendOptions;
 import org.p2psip.core.dht.DhtException;
 
 /**
@@ -42,37 +43,16 @@ public record KademliaOptions(String secret, boolean secretGiven, Optional<BigIn
             }
         }
         String secret = options.getOrDefault("overlay-secret", "");
-        Optional<BigInteger> nodeId = Optional.ofNullable(options.get("node-id")).map(v -> {
-            try {
-                return new BigInteger(v, 16).mod(IdSpace.SHA1.size());
-            } catch (NumberFormatException e) {
-                throw new DhtException("kademlia option node-id must be hexadecimal, not '" + v + "'");
-            }
-        });
+        BackendOptions values = new BackendOptions("kademlia", options);
+        Optional<BigInteger> nodeId = values.hexId("node-id", IdSpace.SHA1.size());
         return new KademliaOptions(secret.isEmpty() ? DEFAULT_SECRET : secret, !secret.isEmpty(), nodeId,
-                (int) number(options, "k", 20), (int) number(options, "alpha", 3),
-                Duration.ofMillis(number(options, "republish-ms", 30_000)),
-                Duration.ofMillis(number(options, "refresh-ms", 60_000)),
-                Duration.ofMillis(number(options, "rpc-timeout-ms", 1_000)),
-                Duration.ofMillis(number(options, "retry-ms", 150)),
-                Duration.ofMillis(number(options, "operation-timeout-ms", 10_000)),
-                Duration.ofSeconds(number(options, "start-timeout-seconds", 15)),
-                (int) number(options, "max-frame-bytes", 4 << 20));
-    }
-
-    private static long number(Map<String, String> options, String key, long fallback) {
-        String v = options.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            long n = Long.parseLong(v.trim());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new DhtException("kademlia option " + key + " must be a positive integer, not '" + v + "'");
-        }
+                (int) values.positive("k", 20), (int) values.positive("alpha", 3),
+                Duration.ofMillis(values.positive("republish-ms", 30_000)),
+                Duration.ofMillis(values.positive("refresh-ms", 60_000)),
+                Duration.ofMillis(values.positive("rpc-timeout-ms", 1_000)),
+                Duration.ofMillis(values.positive("retry-ms", 150)),
+                Duration.ofMillis(values.positive("operation-timeout-ms", 10_000)),
+                Duration.ofSeconds(values.positive("start-timeout-seconds", 15)),
+                (int) values.positive("max-frame-bytes", 4 << 20));
     }
 }
