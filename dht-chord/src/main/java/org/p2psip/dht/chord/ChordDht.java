@@ -368,27 +368,22 @@ public final class ChordDht implements Dht {
      * nodes joining in one gap at once still find the keys.
      */
     private List<NodeRef> fetchSources() {
-        List<NodeRef> out = new ArrayList<>();
-        int wanted = Math.max(replicas - 1, 2);
-        for (NodeRef n : state.successors()) {
-            if (out.size() >= wanted) {
-                break;
-            }
-            if (!n.equals(state.self()) && !out.contains(n)) {
-                out.add(n);
-            }
-        }
-        return out;
+        return firstSuccessors(Math.max(replicas - 1, 2));
     }
 
     private List<NodeRef> replicaTargets() {
+        return firstSuccessors(replicas - 1);
+    }
+
+    /** Up to {@code n} distinct successors other than this node, nearest first. */
+    private List<NodeRef> firstSuccessors(int n) {
         List<NodeRef> out = new ArrayList<>();
-        for (NodeRef n : state.successors()) {
-            if (out.size() >= replicas - 1) {
+        for (NodeRef s : state.successors()) {
+            if (out.size() >= n) {
                 break;
             }
-            if (!n.equals(state.self()) && !out.contains(n)) {
-                out.add(n);
+            if (!s.equals(state.self()) && !out.contains(s)) {
+                out.add(s);
             }
         }
         return out;
