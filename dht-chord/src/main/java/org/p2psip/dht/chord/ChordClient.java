@@ -105,6 +105,34 @@ final class ChordClient implements RingRpc {
         return call(at, ChordWire.REPLICATE, out).thenApply(in -> null);
     }
 
+    /**
+     * What the first replica made of an owner's write: {@link ChordWire#APPLIED},
+     * {@link ChordWire#NOT_OWNER} (the writer is not its predecessor), or
+     * {@link ChordWire#CONFLICT} with the newer copy it holds.
+     */
+    record FenceAnswer(byte status, Optional<StoredEntry> newer) {
+    }
+
+    /**
+     * An owner's write, or removal ({@code written} with an empty value and
+     * the removed version), to its first successor, which takes it only if
+     * {@code writer} is its predecessor and it holds nothing newer than
+     * {@code base}, the version the write replaces.
+     */
+    CompletableFuture<FenceAnswer> ownerWrite(NodeRef at, NodeRef writer, long base, StoredEntry written,
+                                              boolean removal) {
+        ChordWire.Out out = new ChordWire.Out().node(writer).num(base).flag(removal);
+        if (removal) {
+            out.text(written.key()).num(written.version());
+        } else {
+            out.entry(written);
+        }
+        return call(at, ChordWire.OWNER_WRITE, out).thenApply(in -> {
+            byte status = in.code();
+            return new FenceAnswer(status, status == ChordWire.CONFLICT ? Optional.of(in.entry()) : Optional.empty());
+        });
+    }
+
     /** A graceful leave: {@code leaver} is going, and names its own predecessor as the heir. */
     CompletableFuture<Void> leaving(NodeRef at, NodeRef leaver, Optional<NodeRef> leaversPredecessor) {
         return call(at, ChordWire.LEAVING, new ChordWire.Out().node(leaver).optionalNode(leaversPredecessor))

@@ -39,6 +39,15 @@ import org.slf4j.LoggerFactory;
  *       acknowledged only after the owner has pushed them to its replicas.
  *       A node that is not the owner refuses, and the caller looks up
  *       again.</li>
+ *   <li>A failure detector can be wrong: a node that stalls for a few
+ *       seconds is taken for dead and its successor serves its range, then
+ *       it comes back still believing it owns that range. So the first
+ *       replica is a fence: it takes an owner's write only while the writer
+ *       is its predecessor and it holds nothing newer, and the owner stores
+ *       and acknowledges a write only after that. Every acknowledged write
+ *       of a key therefore passes through one node's store in order, and a
+ *       returning owner's stale copies are refused there, then replaced by
+ *       the ones its successor hands back.</li>
  *   <li>Reads go to the owner and fall back to the replicas in order.</li>
  *   <li>An owner serves only the range it has caught up on. Whenever its
  *       range grows — it has just joined, its predecessor died or left —
@@ -104,6 +113,8 @@ public final class ChordDht implements Dht {
     private int wholeRangeMisses;
     private long rounds;
     private boolean roundRunning;
+    /** Keys with a write on its way to the first replica; a later write to one waits for it. Owner thread only. */
+    private final java.util.Map<String, CompletableFuture<Void>> writing = new java.util.HashMap<>();
     private List<org.p2psip.core.net.HostPort> bootstrap = List.of();
     /**
      * Recent lookup answers by key id, so a read-modify-write goes straight
@@ -258,6 +269,9 @@ public final class ChordDht implements Dht {
         BigInteger self = state.self().id();
         if (servedFrom.isPresent()
                 && (servedFrom.get().equals(from) || space.betweenOpen(servedFrom.get(), from, self))) {
+            if (!servedFrom.get().equals(from)) {
+                handBack(pred.get(), servedFrom.get(), from);
+            }
             serveFrom(from);
             return;
         }
@@ -328,6 +342,21 @@ public final class ChordDht implements Dht {
         NOWHERE,
         /** The walk's step limit came first. */
         GAVE_UP
+    }
+
+    /**
+     * The range shrank: {@code pred} joined in front of this node, or came
+     * back after a stall this node took for its death. Its keys go to it —
+     * in the second case the copies written here meanwhile, which it lacks.
+     */
+    private void handBack(NodeRef pred, BigInteger oldFrom, BigInteger from) {
+        Instant now = clock.instant();
+        List<StoredEntry> theirs = store.entries(e -> e.liveAt(now)
+                && space.betweenRightClosed(oldFrom, space.idOf(e.key()), from));
+        push(pred, theirs, List.of()).exceptionally(e -> {
+            LOG.debug("handing ({}, {}] back to {} failed: {}", oldFrom, from, pred, e.toString());
+            return null;
+        });
     }
 
     private void serveFrom(BigInteger from) {
@@ -445,7 +474,9 @@ public final class ChordDht implements Dht {
                 NodeRef candidate = in.node();
                 yield maintenance.notified(candidate).thenApply(v -> new byte[0]);
             }
-            case ChordWire.PING -> CompletableFuture.completedFuture(new byte[0]);
+            // Answered by the owner thread: a node whose owner thread is stuck (a long GC pause, a starved
+            // machine) can serve nothing, so it should not look alive either.
+            case ChordWire.PING -> onOwner(() -> new byte[0]);
             case ChordWire.GET -> {
                 String key = in.text();
                 boolean asOwner = in.flag();
@@ -492,6 +523,14 @@ public final class ChordDht implements Dht {
                     return new byte[0];
                 });
             }
+            case ChordWire.OWNER_WRITE -> {
+                NodeRef writer = in.node();
+                long base = in.num();
+                boolean removal = in.flag();
+                StoredEntry written = removal ? new StoredEntry(in.text(), new byte[0], in.num(), Instant.EPOCH)
+                        : in.entry();
+                yield onOwner(() -> fenceOwnerWrite(writer, base, written, removal));
+            }
             case ChordWire.LEAVING -> {
                 NodeRef leaver = in.node();
                 Optional<NodeRef> heir = in.optionalNode();
@@ -516,45 +555,126 @@ public final class ChordDht implements Dht {
         return new ChordWire.Out().code(a.status()).num(a.version()).bytes();
     }
 
-    /** At the owner: check ownership, apply, push to the replicas, then answer. */
+    /** At the owner: check ownership and version, then commit through the first replica. */
     private CompletableFuture<ChordClient.WriteAnswer> applyPut(String key, long expected, byte[] value,
                                                                Instant expiresAt) {
-        if (!serves(space.idOf(key))) {
-            return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.NOT_OWNER, 0));
-        }
-        KeyStore.Outcome o = store.putIfVersion(key, expected, value, expiresAt, clock.instant());
-        if (!o.applied()) {
-            return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.CONFLICT, 0));
-        }
-        StoredEntry written = o.written().orElseThrow();
-        return replicated(List.of(written), List.of())
-                .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, written.version()));
+        return afterWritesTo(key, () -> {
+            if (!serves(space.idOf(key))) {
+                return notOwner();
+            }
+            Optional<StoredEntry> proposed = store.proposePut(key, expected, value, expiresAt, clock.instant());
+            if (proposed.isEmpty()) {
+                return conflict();
+            }
+            return commit(proposed.get(), expected, false);
+        });
     }
 
     private CompletableFuture<ChordClient.WriteAnswer> applyRemove(String key, long expected) {
-        if (!serves(space.idOf(key))) {
-            return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.NOT_OWNER, 0));
-        }
-        KeyStore.Outcome o = store.removeIfVersion(key, expected, clock.instant());
-        if (!o.applied()) {
-            return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.CONFLICT, 0));
-        }
-        StoredEntry tombstone = new StoredEntry(key, new byte[0], o.removedVersion(), Instant.EPOCH);
-        return replicated(List.of(), List.of(tombstone))
-                .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, o.removedVersion()));
+        return afterWritesTo(key, () -> {
+            if (!serves(space.idOf(key))) {
+                return notOwner();
+            }
+            if (!store.canRemove(key, expected, clock.instant())) {
+                return conflict();
+            }
+            return commit(new StoredEntry(key, new byte[0], expected, Instant.EPOCH), expected, true);
+        });
+    }
+
+    private static CompletableFuture<ChordClient.WriteAnswer> notOwner() {
+        return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.NOT_OWNER, 0));
+    }
+
+    private static CompletableFuture<ChordClient.WriteAnswer> conflict() {
+        return CompletableFuture.completedFuture(new ChordClient.WriteAnswer(ChordWire.CONFLICT, 0));
     }
 
     /**
-     * Pushes a write to every current replica and completes when each has
-     * answered or been found dead (a dead replica is replaced by stabilize,
-     * and the new one is brought up to date by {@link #ringChanged}).
+     * On the owner thread: runs {@code write} once every earlier write to the
+     * same key here has been committed or refused, so a write never rests on
+     * a value that its first replica may still turn down.
      */
-    private CompletableFuture<Void> replicated(List<StoredEntry> entries, List<StoredEntry> removals) {
-        List<CompletableFuture<Void>> acks = new ArrayList<>();
-        for (NodeRef t : replicaTargets()) {
-            acks.add(client.replicate(t, entries, removals).exceptionally(e -> null));
+    private <T> CompletableFuture<T> afterWritesTo(String key, Supplier<CompletableFuture<T>> write) {
+        CompletableFuture<Void> before = writing.get(key);
+        CompletableFuture<T> result = before == null ? write.get() : before.thenComposeAsync(v -> write.get(), owner);
+        CompletableFuture<Void> done = result.handle((v, e) -> null);
+        writing.put(key, done);
+        done.whenCompleteAsync((v, e) -> writing.remove(key, done), owner);
+        return result;
+    }
+
+    /**
+     * Commits a write decided at this owner: first its successor — the node
+     * that takes the key over if this one is taken for dead — must accept
+     * it, which it does only while this node is its predecessor and it holds
+     * no newer copy; only then is it stored here and pushed to the other
+     * replicas, and acknowledged. So at any moment only one node can
+     * acknowledge writes to a key, even when a stalled owner comes back
+     * after its successor took its range over: the successor refuses it, and
+     * hands back the copies it wrote meanwhile (see {@link #catchUp}).
+     * Alone, or with one copy only, there is nobody to ask.
+     */
+    private CompletableFuture<ChordClient.WriteAnswer> commit(StoredEntry written, long base, boolean removal) {
+        List<NodeRef> targets = replicaTargets();
+        if (targets.isEmpty()) {
+            return storeAndPush(written, removal, targets);
         }
-        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new));
+        NodeRef fence = targets.get(0);
+        return client.ownerWrite(fence, state.self(), base, written, removal).handleAsync((answer, error) -> {
+            if (error != null || answer.status() == ChordWire.NOT_OWNER) {
+                return notOwner();
+            }
+            if (answer.status() == ChordWire.CONFLICT) {
+                answer.newer().ifPresent(store::mergeIfNewer);
+                return conflict();
+            }
+            return storeAndPush(written, removal, replicaTargets().stream().filter(t -> !t.equals(fence)).toList());
+        }, owner).thenCompose(f -> f);
+    }
+
+    /**
+     * Stores a committed write here and pushes it to {@code others}; answers
+     * once each has acknowledged or been found dead (a dead replica is
+     * replaced by stabilize, and the new one is brought up to date by
+     * {@link #ringChanged}).
+     */
+    private CompletableFuture<ChordClient.WriteAnswer> storeAndPush(StoredEntry written, boolean removal,
+                                                                  List<NodeRef> others) {
+        if (removal) {
+            store.removeIfNotNewer(written.key(), written.version());
+        } else {
+            store.mergeIfNewer(written);
+        }
+        List<CompletableFuture<Void>> acks = new ArrayList<>();
+        for (NodeRef t : others) {
+            CompletableFuture<Void> sent = removal ? client.replicate(t, List.of(), List.of(written))
+                    : client.replicate(t, List.of(written), List.of());
+            acks.add(sent.exceptionally(e -> null));
+        }
+        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
+                .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, written.version()));
+    }
+
+    /**
+     * At the first replica: takes an owner's write only while the writer is
+     * this node's predecessor (so this node does not serve the key itself)
+     * and nothing newer than the version it replaces is held here.
+     */
+    private byte[] fenceOwnerWrite(NodeRef writer, long base, StoredEntry written, boolean removal) {
+        if (!state.predecessor().equals(Optional.of(writer))) {
+            return new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes();
+        }
+        Optional<StoredEntry> newer = store.newerThan(written.key(), base, clock.instant());
+        if (newer.isPresent()) {
+            return new ChordWire.Out().code(ChordWire.CONFLICT).entry(newer.get()).bytes();
+        }
+        if (removal) {
+            store.removeIfNotNewer(written.key(), written.version());
+        } else {
+            store.mergeIfNewer(written);
+        }
+        return new ChordWire.Out().code(ChordWire.APPLIED).bytes();
     }
 
     // ---- the SPI -------------------------------------------------------------------------------
@@ -784,6 +904,21 @@ public final class ChordDht implements Dht {
             LOG.debug("graceful leave of {} incomplete: {}", selfPeer.id(), e.toString());
         }
         crash();
+    }
+
+    /**
+     * Holds this node's owner thread for {@code pause}, as a long GC pause or
+     * a starved process would: its peers see it stop answering while it still
+     * believes its own view of the ring (for tests of false failure
+     * suspicion).
+     */
+    void stall(Duration pause) {
+        owner.execute(() -> {
+            long end = System.nanoTime() + pause.toNanos();
+            for (long left = pause.toNanos(); left > 0; left = end - System.nanoTime()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(left);
+            }
+        });
     }
 
     /** Stops at once with no goodbye, as a killed process would (for tests of failure handling). */

@@ -27,6 +27,7 @@ final class ChordWire {
     static final int REPLICATE = 13;
     static final int LEAVING = 14;
     static final int FETCH_RANGE = 15;
+    static final int OWNER_WRITE = 16;
 
     /** Conditional-write answers. */
     static final byte APPLIED = 0;

@@ -12,15 +12,12 @@ import org.p2psip.core.dht.Dht;
 
 /**
  * The values one node holds, as owner or replica; single-threaded (the
- * node's owner thread). Conditional writes run here at the owner, so checking
- * the version and writing are one step; replicas take whatever is newer.
+ * node's owner thread). The owner checks a conditional write's version here
+ * and mints the new one; it stores the entry once its first replica has
+ * accepted it (see {@link ChordDht}). Replicas take whatever is newer.
  * An expired entry is treated as absent everywhere and purged.
  */
 public final class KeyStore {
-
-    /** Result of a conditional write: the entry written, or empty on a version mismatch. */
-    public record Outcome(boolean applied, Optional<StoredEntry> written, long removedVersion) {
-    }
 
     private final Map<String, StoredEntry> entries = new HashMap<>();
     private final VersionClock versions;
@@ -34,25 +31,39 @@ public final class KeyStore {
         return e != null && e.liveAt(now) ? Optional.of(e) : Optional.empty();
     }
 
-    public Outcome putIfVersion(String key, long expected, byte[] value, Instant expiresAt, Instant now) {
-        StoredEntry current = entries.get(key);
-        long currentVersion = current != null && current.liveAt(now) ? current.version() : Dht.ABSENT;
-        if (currentVersion != expected) {
-            return new Outcome(false, Optional.empty(), 0);
-        }
-        long replacing = current != null ? current.version() : 0;
-        StoredEntry written = new StoredEntry(key, value.clone(), versions.next(now, replacing), expiresAt);
-        entries.put(key, written);
-        return new Outcome(true, Optional.of(written), 0);
+    /** The live version of {@code key}, or {@link Dht#ABSENT}. */
+    public long liveVersion(String key, Instant now) {
+        return live(key, now).map(StoredEntry::version).orElse(Dht.ABSENT);
     }
 
-    public Outcome removeIfVersion(String key, long expected, Instant now) {
-        StoredEntry current = entries.get(key);
-        if (current == null || !current.liveAt(now) || current.version() != expected) {
-            return new Outcome(false, Optional.empty(), 0);
+    /**
+     * At the owner: the entry a conditional write would store (with a fresh
+     * version above whatever is held, even an expired copy), or empty when
+     * {@code expected} is not the live version. Nothing is stored yet: the
+     * owner stores it once its first replica has accepted it.
+     */
+    public Optional<StoredEntry> proposePut(String key, long expected, byte[] value, Instant expiresAt, Instant now) {
+        if (liveVersion(key, now) != expected) {
+            return Optional.empty();
         }
-        entries.remove(key);
-        return new Outcome(true, Optional.empty(), current.version());
+        StoredEntry current = entries.get(key);
+        long replacing = current != null ? current.version() : 0;
+        return Optional.of(new StoredEntry(key, value.clone(), versions.next(now, replacing), expiresAt));
+    }
+
+    /** At the owner: whether a conditional removal at {@code expected} would remove a live value. */
+    public boolean canRemove(String key, long expected, Instant now) {
+        return expected != Dht.ABSENT && liveVersion(key, now) == expected;
+    }
+
+    /**
+     * At the first replica: the live copy held here if it is newer than
+     * {@code base}, the version the owner's write replaces. Such a copy was
+     * written while this node served the key itself (it took the owner for
+     * dead), so the owner's write rests on a stale read and must not land.
+     */
+    public Optional<StoredEntry> newerThan(String key, long base, Instant now) {
+        return live(key, now).filter(e -> e.version() > base);
     }
 
     /** Replica side: keeps {@code entry} unless a newer version is already here. */

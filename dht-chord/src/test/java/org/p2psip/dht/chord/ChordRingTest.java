@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -209,5 +210,52 @@ class ChordRingTest {
         ring.crash(byId.get(5));
         convergeCheckingInvariants();
         assertAllReadable(written);
+    }
+
+    /**
+     * A node that stops answering for a few seconds (a GC pause, a starved
+     * machine) is taken for dead: its successor takes its range over and
+     * serves writes there. When it answers again it must not go on serving
+     * its old copies: every increment acknowledged meanwhile must survive.
+     */
+    @Test
+    void anOwnerTakenForDeadWhileItStallsLosesNoUpdateWhenItComesBack() throws Exception {
+        ring = new LoopbackRing(3, Clock.systemUTC()).start(6);
+        List<ChordDht> byId = new ArrayList<>(ring.nodes());
+        byId.sort(Comparator.comparing(n -> n.node().id()));
+        ChordDht stalled = byId.get(2);
+        BigInteger from = byId.get(1).node().id();
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < 5; i++) {
+            String key = "stalled-" + i;
+            if (IdSpace.SHA1.betweenRightClosed(from, IdSpace.SHA1.idOf(key), stalled.node().id())) {
+                keys.add(key);
+            }
+        }
+        List<ChordDht> entries = List.of(byId.get(0), byId.get(4));
+        Instant expiry = Instant.now().plusSeconds(3600);
+        Map<String, Integer> increments = new LinkedHashMap<>();
+        for (String key : keys) {
+            increment(entries.get(0), key, expiry);
+            increments.merge(key, 1, Integer::sum);
+        }
+        stalled.stall(Duration.ofSeconds(4));
+        long stallEnds = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        // Bounded: through the stall, then a few rounds while the stalled node rejoins the ring.
+        for (int round = 0; round < 5000 && System.nanoTime() - stallEnds < TimeUnit.SECONDS.toNanos(3); round++) {
+            for (String key : keys) {
+                increment(entries.get(round % 2), key, expiry);
+                increments.merge(key, 1, Integer::sum);
+            }
+        }
+        ring.awaitIdeal();
+        for (ChordDht reader : entries) {
+            for (Map.Entry<String, Integer> e : increments.entrySet()) {
+                Optional<VersionedValue> read = await(reader.get(e.getKey()));
+                assertTrue(read.isPresent(), "lost " + e.getKey());
+                String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
+                assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
+            }
+        }
     }
 }
