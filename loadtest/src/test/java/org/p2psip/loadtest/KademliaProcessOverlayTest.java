@@ -46,7 +46,7 @@ class KademliaProcessOverlayTest {
             OverlayNodes.Member reader = overlay.members().get(1);
             overlay.kill(nearestPairAvoiding(Set.of(seed, reader)));
 
-            OverlayNodes.assertAllListed(client, entry, reader.sip(), expected, "after two simultaneous kills");
+            overlay.assertAllListed(client, entry, reader.sip(), expected, "after two simultaneous kills");
         }
     }
 

@@ -42,6 +42,11 @@ final class NodeProcess implements AutoCloseable {
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
                 "--add-opens", "java.management/sun.management=ALL-UNNAMED",
                 "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        // Extra JVM flags for the nodes when diagnosing a test, e.g. -Dp2psip.test.nodeJvm=-Dlogback.configurationFile=F
+        String extra = System.getProperty("p2psip.test.nodeJvm", "").strip();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split("\\s+")));
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(MAIN_CLASS);

@@ -33,6 +33,8 @@ final class OverlayNodes implements AutoCloseable {
     private final int replicas;
     private final String secret = "overlay-test-" + UUID.randomUUID();
     private final List<Member> members = new ArrayList<>();
+    /** Every node started, including those since stopped or killed, for the output of a failed test. */
+    private final List<Member> started = new ArrayList<>();
 
     OverlayNodes(String dht, int replicas) {
         this.dht = dht;
@@ -64,6 +66,7 @@ final class OverlayNodes implements AutoCloseable {
         }
         Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay);
         members.add(m);
+        started.add(m);
         return m;
     }
 
@@ -103,18 +106,31 @@ final class OverlayNodes implements AutoCloseable {
     /**
      * Reads every binding back through {@code reader} (AORs named by
      * {@code entry}) and fails the test unless each lists exactly its
-     * contact within two minutes.
+     * contact within two minutes; a failure carries every node's output.
      */
-    static void assertAllListed(SipUdpClient client, int entry, int reader, Map<String, String> bindings,
-                                String after) throws IOException {
+    void assertAllListed(SipUdpClient client, int entry, int reader, Map<String, String> bindings, String after)
+            throws IOException {
         Map<String, List<String>> listed = client.fetchUntilListed(entry, reader, bindings.keySet(),
                 Duration.ofSeconds(120));
         listed.forEach((user, contacts) ->
-                assertEquals(List.of(bindings.get(user)), contacts, "binding of " + user + " " + after));
+                assertEquals(List.of(bindings.get(user)), contacts, () -> "binding of " + user + " " + after
+                        + nodeOutput()));
         Set<String> missing = new HashSet<>(bindings.keySet());
         missing.removeAll(listed.keySet());
-        assertTrue(missing.isEmpty(), missing.size() + " acknowledged AORs unreadable " + after + ", e.g. "
-                + missing.stream().limit(5).toList());
+        assertTrue(missing.isEmpty(), () -> missing.size() + " acknowledged AORs unreadable " + after + ", e.g. "
+                + missing.stream().limit(5).toList() + nodeOutput());
+    }
+
+    /** The last lines each node printed, labelled with its ports. */
+    String nodeOutput() {
+        StringBuilder out = new StringBuilder();
+        for (Member m : started) {
+            List<String> lines = m.process().output();
+            out.append("\n--- node sip ").append(m.sip()).append(" overlay ").append(m.overlay())
+                    .append(members.contains(m) ? "" : " (stopped)").append(" ---\n");
+            lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(l -> out.append(l).append('\n'));
+        }
+        return out.toString();
     }
 
     List<Member> members() {

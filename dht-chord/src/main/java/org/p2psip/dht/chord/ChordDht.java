@@ -110,6 +110,8 @@ public final class ChordDht implements Dht {
     /** Whether this node has been alone (or started the ring), and so holds every key there was. */
     private volatile boolean heldAll;
     private boolean fetching;
+    /** Whether this node was its own successor when last looked at (it starts so). */
+    private boolean alone = true;
     private int wholeRangeMisses;
     private long rounds;
     private boolean roundRunning;
@@ -258,9 +260,15 @@ public final class ChordDht implements Dht {
      */
     private void catchUp() {
         if (state.successor().equals(state.self())) {
+            if (!alone) {
+                LOG.warn("chord node {} has lost every successor; it serves every key alone until it finds the"
+                        + " ring again", selfPeer.id());
+            }
+            alone = true;
             heldAll = true;
             return;
         }
+        alone = false;
         Optional<NodeRef> pred = state.predecessor();
         if (fetching || pred.isEmpty()) {
             return;
@@ -480,9 +488,9 @@ public final class ChordDht implements Dht {
             case ChordWire.GET -> {
                 String key = in.text();
                 boolean asOwner = in.flag();
-                yield onOwner(() -> asOwner && !serves(space.idOf(key))
-                        ? new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes()
-                        : encodeRead(store.live(key, clock.instant())));
+                yield onOwnerCompose(() -> asOwner && !serves(space.idOf(key))
+                        ? CompletableFuture.completedFuture(new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes())
+                        : afterPendingWrite(key, () -> encodeRead(store.live(key, clock.instant()))));
             }
             case ChordWire.FETCH_RANGE -> {
                 NodeRef requester = in.node();
@@ -598,10 +606,23 @@ public final class ChordDht implements Dht {
     private <T> CompletableFuture<T> afterWritesTo(String key, Supplier<CompletableFuture<T>> write) {
         CompletableFuture<Void> before = writing.get(key);
         CompletableFuture<T> result = before == null ? write.get() : before.thenComposeAsync(v -> write.get(), owner);
-        CompletableFuture<Void> done = result.handle((v, e) -> null);
-        writing.put(key, done);
-        done.whenCompleteAsync((v, e) -> writing.remove(key, done), owner);
+        if (!result.isDone()) {
+            CompletableFuture<Void> done = result.handle((v, e) -> null);
+            writing.put(key, done);
+            done.whenCompleteAsync((v, e) -> writing.remove(key, done), owner);
+        }
         return result;
+    }
+
+    /**
+     * On the owner thread: reads once a write to the key on its way here has
+     * been committed or refused, so a reader (about to write back) sees the
+     * outcome instead of the value that write is replacing.
+     */
+    private <T> CompletableFuture<T> afterPendingWrite(String key, Supplier<T> read) {
+        CompletableFuture<Void> pending = writing.get(key);
+        return pending == null ? CompletableFuture.completedFuture(read.get())
+                : pending.thenApplyAsync(v -> read.get(), owner);
     }
 
     /**
@@ -646,8 +667,15 @@ public final class ChordDht implements Dht {
         } else {
             store.mergeIfNewer(written);
         }
+        List<NodeRef> to = new ArrayList<>(others);
+        Optional<NodeRef> pred = state.predecessor();
+        if (pred.isPresent() && !serves(space.idOf(written.key())) && !to.contains(pred.get())) {
+            // A node joined in front while this write was on its way and now owns the key; it may already
+            // have fetched the range, so it gets the write too.
+            to.add(pred.get());
+        }
         List<CompletableFuture<Void>> acks = new ArrayList<>();
-        for (NodeRef t : others) {
+        for (NodeRef t : to) {
             CompletableFuture<Void> sent = removal ? client.replicate(t, List.of(), List.of(written))
                     : client.replicate(t, List.of(written), List.of());
             acks.add(sent.exceptionally(e -> null));
@@ -662,7 +690,9 @@ public final class ChordDht implements Dht {
      * and nothing newer than the version it replaces is held here.
      */
     private byte[] fenceOwnerWrite(NodeRef writer, long base, StoredEntry written, boolean removal) {
-        if (!state.predecessor().equals(Optional.of(writer))) {
+        if (!state.predecessor().equals(Optional.of(writer)) || writing.containsKey(written.key())) {
+            // Not its predecessor, or this node's own write to the key (from before the writer joined in
+            // front) is still on its way: the writer asks again.
             return new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes();
         }
         Optional<StoredEntry> newer = store.newerThan(written.key(), base, clock.instant());
@@ -713,11 +743,11 @@ public final class ChordDht implements Dht {
         NodeRef at = order.get(i);
         boolean asOwner = i == 0;
         CompletableFuture<Optional<StoredEntry>> read = at.equals(state.self())
-                ? onOwner(() -> {
+                ? onOwnerCompose(() -> {
                     if (asOwner && !serves(space.idOf(key))) {
                         throw new NotOwner();
                     }
-                    return store.live(key, clock.instant());
+                    return afterPendingWrite(key, () -> store.live(key, clock.instant()));
                 })
                 : client.get(at, key, asOwner).thenApply(a -> {
                     if (a.status() == ChordWire.NOT_OWNER) {
