@@ -9,6 +9,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.dht.chord.IdSpace;
 
 /**
@@ -45,10 +46,30 @@ class ChordProcessRingTest {
             ring.start(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
 
             OverlayNodes.Member reader = ring.members().get(1);
-            ring.kill(adjacentPairAvoiding(Set.of(seed, reader)));
+            List<OverlayNodes.Member> killed = adjacentPairAvoiding(Set.of(seed, reader));
+            String before = ringOrder(killed);
+            ring.kill(killed);
 
-            ring.assertAllListed(client, entry, reader.sip(), expected, "after two adjacent kills");
+            ring.assertAllListed(client, entry, reader.sip(), expected, "after two adjacent kills (ring before: "
+                    + before + ")", user -> " at " + idPrefix("sip:" + user + "@127.0.0.1:" + entry));
         }
+    }
+
+    /** The members in ring order, as id prefix and overlay port, the killed ones marked. */
+    private String ringOrder(List<OverlayNodes.Member> killed) {
+        return ring.members().stream().sorted(Comparator.comparing(m -> IdSpace.SHA1.idOf(m.overlayAddress())))
+                .map(m -> prefix(IdSpace.SHA1.idOf(m.overlayAddress())) + "@" + m.overlay()
+                        + (killed.contains(m) ? "(killed)" : ""))
+                .toList().toString();
+    }
+
+    /** Where an AOR's key lies on the ring: the first hex digits of its id. */
+    private static String idPrefix(String aor) {
+        return prefix(IdSpace.SHA1.idOf(AddressOfRecord.parse(aor).key()));
+    }
+
+    private static String prefix(java.math.BigInteger id) {
+        return String.format("%040x", id).substring(0, 6);
     }
 
     /** Two nodes next to each other on the ring: the owner and the first replica of the keys between them. */

@@ -110,15 +110,24 @@ final class OverlayNodes implements AutoCloseable {
      */
     void assertAllListed(SipUdpClient client, int entry, int reader, Map<String, String> bindings, String after)
             throws IOException {
+        assertAllListed(client, entry, reader, bindings, after, user -> "");
+    }
+
+    /** As above; a failure also says, for each unreadable user, what {@code where} says of it. */
+    void assertAllListed(SipUdpClient client, int entry, int reader, Map<String, String> bindings, String after,
+                         java.util.function.Function<String, String> where) throws IOException {
+        Map<String, String> lastAnswers = new HashMap<>();
         Map<String, List<String>> listed = client.fetchUntilListed(entry, reader, bindings.keySet(),
-                Duration.ofSeconds(120));
+                Duration.ofSeconds(120), lastAnswers);
         listed.forEach((user, contacts) ->
                 assertEquals(List.of(bindings.get(user)), contacts, () -> "binding of " + user + " " + after
                         + nodeOutput()));
         Set<String> missing = new HashSet<>(bindings.keySet());
         missing.removeAll(listed.keySet());
-        assertTrue(missing.isEmpty(), () -> missing.size() + " acknowledged AORs unreadable " + after + ", e.g. "
-                + missing.stream().limit(5).toList() + nodeOutput());
+        assertTrue(missing.isEmpty(), () -> missing.size() + " acknowledged AORs unreadable " + after + ": "
+                + missing.stream().sorted().map(u -> u + where.apply(u) + " (last answer: "
+                        + lastAnswers.getOrDefault(u, "none") + ")")
+                .toList() + nodeOutput());
     }
 
     /** The last lines each node printed, labelled with its ports. */
@@ -128,7 +137,7 @@ final class OverlayNodes implements AutoCloseable {
             List<String> lines = m.process().output();
             out.append("\n--- node sip ").append(m.sip()).append(" overlay ").append(m.overlay())
                     .append(members.contains(m) ? "" : " (stopped)").append(" ---\n");
-            lines.subList(Math.max(0, lines.size() - 40), lines.size()).forEach(l -> out.append(l).append('\n'));
+            lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(l -> out.append(l).append('\n'));
         }
         return out.toString();
     }

@@ -141,10 +141,12 @@ final class SipUdpClient implements AutoCloseable {
      * passes. While an overlay repairs itself a read may fail (5xx) or find
      * nothing on a node that has not yet received a key's copy; both are
      * asked again. Returns what each user's first non-empty answer listed;
-     * users missing from the map were never read back.
+     * users missing from the map were never read back, and
+     * {@code lastAnswers} gets the status line of the last answer each of
+     * them had (none if it never had one).
      */
-    Map<String, List<String>> fetchUntilListed(int aorPort, int readerPort, Set<String> users, Duration deadline)
-            throws IOException {
+    Map<String, List<String>> fetchUntilListed(int aorPort, int readerPort, Set<String> users, Duration deadline,
+                                               Map<String, String> lastAnswers) throws IOException {
         Map<String, List<String>> listed = new HashMap<>();
         Set<String> missing = new HashSet<>(users);
         Instant end = Instant.now().plus(deadline);
@@ -158,8 +160,10 @@ final class SipUdpClient implements AutoCloseable {
             }
             for (Map.Entry<String, String> a : exchange(fetches, Duration.ofSeconds(20)).entrySet()) {
                 List<String> contacts = statusOf(a.getValue()) == 200 ? contactsOf(a.getValue()) : List.of();
+                String user = userByCallId.get(a.getKey());
+                lastAnswers.put(user, a.getValue().lines().findFirst().orElse("")
+                        + (contacts.isEmpty() ? " (no contacts)" : ""));
                 if (!contacts.isEmpty()) {
-                    String user = userByCallId.get(a.getKey());
                     listed.put(user, contacts);
                     missing.remove(user);
                 }

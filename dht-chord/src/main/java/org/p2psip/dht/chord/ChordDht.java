@@ -361,6 +361,8 @@ public final class ChordDht implements Dht {
         Instant now = clock.instant();
         List<StoredEntry> theirs = store.entries(e -> e.liveAt(now)
                 && space.betweenRightClosed(oldFrom, space.idOf(e.key()), from));
+        LOG.debug("handing {} values of ({}, {}] back to {}", theirs.size(), abbreviated(oldFrom), abbreviated(from),
+                pred);
         push(pred, theirs, List.of()).exceptionally(e -> {
             LOG.debug("handing ({}, {}] back to {} failed: {}", oldFrom, from, pred, e.toString());
             return null;
@@ -368,6 +370,11 @@ public final class ChordDht implements Dht {
     }
 
     private void serveFrom(BigInteger from) {
+        if (LOG.isDebugEnabled() && !servedFrom.equals(Optional.of(from))) {
+            LOG.debug("serving ({}, {}] (was from {}), holding {} values", abbreviated(from),
+                    abbreviated(state.self().id()), servedFrom.map(ChordDht::abbreviated).orElse("nothing"),
+                    store.size());
+        }
         servedFrom = Optional.of(from);
         BigInteger self = state.self().id();
         if (heldFrom.isEmpty() || space.distance(from, self).compareTo(space.distance(heldFrom.get(), self)) > 0) {
@@ -375,14 +382,26 @@ public final class ChordDht implements Dht {
         }
     }
 
+    /** The first six hex digits of a ring id, enough to place it in a log line. */
+    private static String abbreviated(BigInteger id) {
+        return String.format("%040x", id).substring(0, 6);
+    }
+
     /** Answers a fetch: pushes what this node holds of {@code (from, to]} to the requester. */
     private CompletableFuture<byte[]> fetchFor(NodeRef requester, BigInteger from, BigInteger to) {
-        Instant now = clock.instant();
-        boolean whole = holdsWhole(from, to);
-        NodeRef next = state.successor();
-        return push(requester, store.entries(e -> e.liveAt(now)
-                && space.betweenRightClosed(from, space.idOf(e.key()), to)), List.of())
-                .thenApply(v -> new ChordWire.Out().flag(whole).node(next).bytes());
+        // A write this node accepted as owner before the requester took the range over may still be on its
+        // way to the first replica; the requester must get it, so the answer waits for it.
+        CompletableFuture<?>[] pending = writing.entrySet().stream()
+                .filter(w -> space.betweenRightClosed(from, space.idOf(w.getKey()), to))
+                .map(java.util.Map.Entry::getValue).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(pending).thenComposeAsync(v -> {
+            Instant now = clock.instant();
+            boolean whole = holdsWhole(from, to);
+            NodeRef next = state.successor();
+            return push(requester, store.entries(e -> e.liveAt(now)
+                    && space.betweenRightClosed(from, space.idOf(e.key()), to)), List.of())
+                    .thenApply(x -> new ChordWire.Out().flag(whole).node(next).bytes());
+        }, owner);
     }
 
     /** Whether this node holds every key with an id in {@code (from, to]}: it has served that range. */
