@@ -12,22 +12,25 @@ final class FreePort {
     private FreePort() {
     }
 
+    /**
+     * Below Linux's ephemeral range (32768–60999): a port the kernel hands
+     * out to outgoing connections — sixteen nodes open plenty — could be
+     * taken between this check and the node's bind ("Address already in
+     * use" in one CI run).
+     */
+    private static final int LOWEST = 20_000;
+    private static final int BELOW_EPHEMERAL = 32_768;
+
     static int udpAndTcp() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (ServerSocket tcp = new ServerSocket()) {
-                tcp.setReuseAddress(false);
-                tcp.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-                int port = tcp.getLocalPort();
-                try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
-                    return port;
-                } catch (IOException busyForUdp) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot bind on 127.0.0.1", e);
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 500; attempt++) {
+            int port = random.nextInt(LOWEST, BELOW_EPHEMERAL);
+            if (isFree(port)) {
+                return port;
             }
         }
-        throw new IllegalStateException("no port free for both UDP and TCP on 127.0.0.1");
+        throw new IllegalStateException("no port free for both UDP and TCP on 127.0.0.1 in " + LOWEST + "-"
+                + (BELOW_EPHEMERAL - 1));
     }
 
     /**
@@ -38,7 +41,7 @@ final class FreePort {
     static int consecutive(int count) {
         for (int attempt = 0; attempt < 100; attempt++) {
             int base = udpAndTcp();
-            if (base + count > 65535) {
+            if (base + count > BELOW_EPHEMERAL) {
                 continue;
             }
             boolean free = true;

@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  *       acknowledged only after the owner has pushed them to its replicas.
  *       A node that is not the owner refuses, and the caller looks up
  *       again.</li>
+ *   <li>A predecessor pointer can lag behind joins: a node not yet
+ *       notified by the nodes that joined in front of it still points past
+ *       them. So a node serves its range only while its predecessor confirms
+ *       (check-predecessor asks it for its neighbours) that this node is its
+ *       successor.</li>
  *   <li>A failure detector can be wrong: a node that stalls for a few
  *       seconds is taken for dead and its successor serves its range, then
  *       it comes back still believing it owns that range. So the first
@@ -99,6 +104,7 @@ public final class ChordDht implements Dht {
     private ChordClient client;
     private RingMaintenance maintenance;
     private Optional<NodeRef> lastPredecessor = Optional.empty();
+    private boolean lastConfirmed;
     private List<NodeRef> lastReplicaTargets = List.of();
     /**
      * The lower (exclusive) end of the range this node has caught up on and
@@ -231,13 +237,21 @@ public final class ChordDht implements Dht {
         Optional<NodeRef> pred = state.predecessor();
         Optional<NodeRef> oldPred = lastPredecessor;
         lastPredecessor = pred;
+        boolean confirmed = state.predecessorConfirmed();
+        boolean newlyConfirmed = confirmed && !lastConfirmed;
+        lastConfirmed = confirmed;
+        if (pred.isPresent() && !confirmed && !pred.equals(oldPred)) {
+            // Serving waits for the new predecessor to confirm; ask now rather than next round.
+            maintenance.checkPredecessor();
+        }
         catchUp();
         List<NodeRef> targets = replicaTargets();
-        if (pred.isPresent() && (!pred.equals(oldPred) || !targets.equals(lastReplicaTargets))) {
+        if (pred.isPresent() && (!pred.equals(oldPred) || newlyConfirmed || !targets.equals(lastReplicaTargets))) {
             // Ownership grew (dead predecessor) or the replica set changed: bring every replica up to date.
             pushOwnedToReplicas(targets);
         }
         lastReplicaTargets = targets;
+        widenHeld();
     }
 
     /**
@@ -249,7 +263,8 @@ public final class ChordDht implements Dht {
             return true;
         }
         Optional<NodeRef> pred = state.predecessor();
-        return pred.isPresent() && servedFrom.equals(Optional.of(pred.get().id())) && state.owns(id);
+        return pred.isPresent() && state.predecessorConfirmed() && servedFrom.equals(Optional.of(pred.get().id()))
+                && state.owns(id);
     }
 
     /**
@@ -369,13 +384,24 @@ public final class ChordDht implements Dht {
         });
     }
 
+    /** Caught up on {@code (from, self]}: served once the predecessor has confirmed too. */
     private void serveFrom(BigInteger from) {
         if (LOG.isDebugEnabled() && !servedFrom.equals(Optional.of(from))) {
-            LOG.debug("serving ({}, {}] (was from {}), holding {} values", abbreviated(from),
+            LOG.debug("caught up on ({}, {}] (was from {}), holding {} values", abbreviated(from),
                     abbreviated(state.self().id()), servedFrom.map(ChordDht::abbreviated).orElse("nothing"),
                     store.size());
         }
         servedFrom = Optional.of(from);
+        widenHeld();
+    }
+
+    /** While serving, the range served counts towards what this node holds whole. */
+    private void widenHeld() {
+        Optional<NodeRef> pred = state.predecessor();
+        if (pred.isEmpty() || !state.predecessorConfirmed() || !servedFrom.equals(Optional.of(pred.get().id()))) {
+            return;
+        }
+        BigInteger from = servedFrom.get();
         BigInteger self = state.self().id();
         if (heldFrom.isEmpty() || space.distance(from, self).compareTo(space.distance(heldFrom.get(), self)) > 0) {
             heldFrom = Optional.of(from);

@@ -153,16 +153,25 @@ public final class RingMaintenance {
         });
     }
 
-    /** Forgets the predecessor if it does not answer, so ownership follows a crash. */
+    /**
+     * Asks the predecessor for its neighbours: forgets it if it does not
+     * answer, so ownership follows a crash, and records whether it names
+     * this node as its successor ({@link RingState#predecessorAnswered}).
+     */
     public CompletableFuture<Void> checkPredecessor() {
         return onState(() -> {
             Optional<NodeRef> pred = state.predecessor();
             if (pred.isEmpty() || pred.get().equals(state.self())) {
                 return CompletableFuture.completedFuture(null);
             }
-            return rpc.ping(pred.get()).handleAsync((v, e) -> {
-                if (e != null && state.predecessor().equals(pred)) {
+            return rpc.neighbours(pred.get()).handleAsync((nb, e) -> {
+                if (!state.predecessor().equals(pred)) {
+                    return null;
+                }
+                if (e != null) {
                     state.predecessorFailed();
+                    changed();
+                } else if (state.predecessorAnswered(pred.get(), nb)) {
                     changed();
                 }
                 return null;

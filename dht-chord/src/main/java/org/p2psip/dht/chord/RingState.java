@@ -38,6 +38,7 @@ public final class RingState {
     private final List<NodeRef> successors = new ArrayList<>();
     private final NodeRef[] fingers;
     private NodeRef predecessor;
+    private boolean predecessorConfirmed;
     private int nextFinger;
 
     /** A node alone on a new ring: its own successor, no predecessor. */
@@ -105,7 +106,7 @@ public final class RingState {
 
     /** Join: successor list from the member's successor of this id and its list. */
     public void join(NodeRef successor, List<NodeRef> successorsList) {
-        predecessor = null;
+        setPredecessor(null);
         replaceSuccessors(reconciled(successor, successorsList));
     }
 
@@ -133,7 +134,7 @@ public final class RingState {
         }
         if (predecessor == null || !predecessorAlive
                 || space.betweenOpen(predecessor.id(), candidate.id(), self.id())) {
-            predecessor = candidate;
+            setPredecessor(candidate);
             return true;
         }
         return false;
@@ -147,13 +148,13 @@ public final class RingState {
 
     /** The predecessor did not answer: forget it until a node notifies. */
     public void predecessorFailed() {
-        predecessor = null;
+        setPredecessor(null);
     }
 
     /** Sets the predecessor outright; for a graceful leave, where the leaver names its own. */
     public void predecessorHandedOver(NodeRef leaver, NodeRef leaversPredecessor) {
         if (leaver.equals(predecessor)) {
-            predecessor = leaversPredecessor == null || leaversPredecessor.equals(self) ? null : leaversPredecessor;
+            setPredecessor(leaversPredecessor == null || leaversPredecessor.equals(self) ? null : leaversPredecessor);
         }
     }
 
@@ -176,8 +177,38 @@ public final class RingState {
             }
         }
         if (dead.equals(predecessor)) {
-            predecessor = null;
+            setPredecessor(null);
         }
+    }
+
+    private void setPredecessor(NodeRef p) {
+        if (!java.util.Objects.equals(p, predecessor)) {
+            predecessor = p;
+            predecessorConfirmed = false;
+        }
+    }
+
+    /**
+     * The predecessor answered check-predecessor with its neighbours: it is
+     * confirmed while it names this node as its successor. A predecessor
+     * pointer can lag behind joins — a node that has not yet been notified
+     * by the nodes that joined in front of it still points past them — and
+     * such a node must not serve their ranges. Returns whether confirmation
+     * changed.
+     */
+    public boolean predecessorAnswered(NodeRef answered, Neighbours neighbours) {
+        if (!answered.equals(predecessor)) {
+            return false;
+        }
+        boolean confirmed = !neighbours.successors().isEmpty() && neighbours.successors().get(0).equals(self);
+        boolean changed = confirmed != predecessorConfirmed;
+        predecessorConfirmed = confirmed;
+        return changed;
+    }
+
+    /** Whether the predecessor has said, since it became the predecessor, that this node is its successor. */
+    public boolean predecessorConfirmed() {
+        return predecessor != null && predecessorConfirmed;
     }
 
     /** Whether this node owns {@code id}: it lies in (predecessor, self], or no predecessor is known. */

@@ -132,4 +132,46 @@ class RingStateTest {
         }
         assertEquals(Optional.empty(), s.finger(4));
     }
+
+    @Test
+    void aPredecessorIsConfirmedOnlyWhileItNamesThisNodeItsSuccessor() {
+        RingState s = new RingState(SPACE, node(40), 3);
+        s.join(node(50), List.of(node(5)));
+        s.rectify(node(10), true);
+        assertFalse(s.predecessorConfirmed(), "not yet asked");
+        assertFalse(s.predecessorAnswered(node(10), new Neighbours(Optional.empty(), List.of(node(20), node(40)))),
+                "a node joined in between: 10's successor is 20, so 40 must not serve (10, 20]");
+        assertFalse(s.predecessorConfirmed());
+        assertTrue(s.predecessorAnswered(node(10), new Neighbours(Optional.empty(), List.of(node(40), node(50)))));
+        assertTrue(s.predecessorConfirmed());
+        assertFalse(s.predecessorAnswered(node(30), new Neighbours(Optional.empty(), List.of(node(40)))),
+                "an answer from a node that is not the predecessor changes nothing");
+        assertTrue(s.predecessorConfirmed());
+    }
+
+    @Test
+    void everyChangeOfPredecessorDropsItsConfirmation() {
+        RingState s = new RingState(SPACE, node(40), 3);
+        s.join(node(50), List.of(node(5)));
+        s.rectify(node(10), true);
+        Neighbours namesUs = new Neighbours(Optional.empty(), List.of(node(40)));
+        s.predecessorAnswered(node(10), namesUs);
+        s.rectify(node(30), true);
+        assertFalse(s.predecessorConfirmed(), "a closer node notified");
+        s.predecessorAnswered(node(30), namesUs);
+        s.predecessorFailed();
+        assertFalse(s.predecessorConfirmed(), "failed");
+        s.rectify(node(30), true);
+        s.predecessorAnswered(node(30), namesUs);
+        s.predecessorHandedOver(node(30), node(10));
+        assertFalse(s.predecessorConfirmed(), "left, naming its own predecessor");
+        s.predecessorAnswered(node(10), namesUs);
+        s.forget(node(10));
+        assertFalse(s.predecessorConfirmed(), "forgotten");
+        s.rectify(node(30), true);
+        s.rectify(node(30), true);
+        s.predecessorAnswered(node(30), namesUs);
+        s.rectify(node(30), true);
+        assertTrue(s.predecessorConfirmed(), "the same notifier again is no change");
+    }
 }
