@@ -118,6 +118,15 @@ public final class ChordDht implements Dht {
     private boolean fetching;
     /** Whether this node was its own successor when last looked at (it starts so). */
     private boolean alone = true;
+    /**
+     * Alone because every successor stopped answering, not because the ring
+     * is this node alone: it serves nothing while it tries to rejoin through
+     * the members it knew, for {@link #FETCH_PATIENCE} rounds.
+     */
+    private boolean cutOff;
+    private int cutOffRounds;
+    /** The successors this node last had, to rejoin through if it is cut off. */
+    private List<NodeRef> lastPeers = List.of();
     private int wholeRangeMisses;
     private long rounds;
     private boolean roundRunning;
@@ -208,11 +217,22 @@ public final class ChordDht implements Dht {
         rounds++;
         store.purgeExpired(clock.instant());
         CompletableFuture<Void> rejoin = CompletableFuture.completedFuture(null);
-        if (state.successor().equals(state.self()) && state.predecessor().isEmpty() && !bootstrap.isEmpty()) {
+        if (cutOff && ++cutOffRounds >= FETCH_PATIENCE) {
+            LOG.warn("chord node {}: no member of the ring answered for {} rounds; it serves every key alone",
+                    selfPeer.id(), cutOffRounds);
+            cutOff = false;
+            heldAll = true;
+        }
+        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()
+                && (!bootstrap.isEmpty() || !lastPeers.isEmpty())) {
             // Alone although told of other members: every successor died at once (more than r - 1
-            // adjacent failures, which Zave's model excludes) or a partition cut this node off.
-            // Join again rather than stay a ring of one beside the real ring.
-            rejoin = join(bootstrap).exceptionally(e -> null);
+            // adjacent failures, which Zave's model excludes), a partition cut this node off, or — most
+            // often — a starved machine made them all look dead. Join again, through the successors it
+            // had first, rather than stay a ring of one beside the real ring.
+            List<org.p2psip.core.net.HostPort> seeds = bootstrap;
+            rejoin = maintenance.rejoin(lastPeers)
+                    .exceptionallyCompose(e -> seeds.isEmpty() ? CompletableFuture.failedFuture(e) : joinThroughAny(seeds))
+                    .exceptionally(e -> null);
         }
         rejoin.thenCompose(v -> maintenance.stabilize())
                 .thenCompose(v -> maintenance.checkPredecessor())
@@ -260,7 +280,7 @@ public final class ChordDht implements Dht {
      */
     private boolean serves(BigInteger id) {
         if (state.successor().equals(state.self())) {
-            return true;
+            return !cutOff;
         }
         Optional<NodeRef> pred = state.predecessor();
         return pred.isPresent() && state.predecessorConfirmed() && servedFrom.equals(Optional.of(pred.get().id()))
@@ -276,14 +296,20 @@ public final class ChordDht implements Dht {
     private void catchUp() {
         if (state.successor().equals(state.self())) {
             if (!alone) {
-                LOG.warn("chord node {} has lost every successor; it serves every key alone until it finds the"
-                        + " ring again", selfPeer.id());
+                LOG.warn("chord node {} has lost every successor; it serves nothing while it looks for the ring",
+                        selfPeer.id());
+                cutOff = true;
+                cutOffRounds = 0;
             }
             alone = true;
-            heldAll = true;
+            if (!cutOff) {
+                heldAll = true;
+            }
             return;
         }
         alone = false;
+        cutOff = false;
+        lastPeers = firstSuccessors(state.successorListLength());
         Optional<NodeRef> pred = state.predecessor();
         if (fetching || pred.isEmpty()) {
             return;
@@ -590,6 +616,11 @@ public final class ChordDht implements Dht {
                 yield onOwner(() -> {
                     state.predecessorHandedOver(leaver, heir.orElse(null));
                     state.forget(leaver);
+                    if (state.successor().equals(state.self())) {
+                        // The last other member left gracefully, handing its keys over: alone, not cut off.
+                        alone = true;
+                        lastPeers = List.of();
+                    }
                     ringChanged();
                     return new byte[0];
                 });

@@ -65,6 +65,15 @@ public final class RingMaintenance {
         });
     }
 
+    /**
+     * Rejoin after losing every successor: the first of the former
+     * successors that answers becomes the successor again (stabilize then
+     * corrects it). Fails if none answers.
+     */
+    public CompletableFuture<Void> rejoin(List<NodeRef> formerSuccessors) {
+        return onState(() -> joinVia(formerSuccessors, 0));
+    }
+
     /** The answer's owner may have died since; its successors stand in, as stabilize would find. */
     private CompletableFuture<Void> joinVia(List<NodeRef> candidates, int i) {
         if (i >= candidates.size() || candidates.get(i).equals(state.self())) {

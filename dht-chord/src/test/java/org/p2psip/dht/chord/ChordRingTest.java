@@ -258,4 +258,53 @@ class ChordRingTest {
             }
         }
     }
+
+    /**
+     * A node whose every successor goes silent at once (here: both of them
+     * stall, as on a starved machine) must not decide it is alone and serve
+     * every key: writes it acknowledged alone would be missing from the real
+     * owners once the others answer again.
+     */
+    @Test
+    void aNodeThatLosesEverySuccessorServesNothingUntilItFindsTheRingAgain() throws Exception {
+        ring = new LoopbackRing(2, Clock.systemUTC());
+        for (int i = 0; i < 3; i++) {
+            ring.add(Map.of("successors", "2"));
+        }
+        ring.awaitIdeal();
+        List<ChordDht> byId = new ArrayList<>(ring.nodes());
+        byId.sort(Comparator.comparing(n -> n.node().id()));
+        ChordDht cutOff = byId.get(0);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < 4; i++) {
+            String key = "elsewhere-" + i;
+            if (!IdSpace.SHA1.betweenRightClosed(byId.get(2).node().id(), IdSpace.SHA1.idOf(key),
+                    cutOff.node().id())) {
+                keys.add(key);
+            }
+        }
+        Instant expiry = Instant.now().plusSeconds(3600);
+        Map<String, Integer> increments = new LinkedHashMap<>();
+        for (String key : keys) {
+            increment(byId.get(1), key, expiry);
+            increments.merge(key, 1, Integer::sum);
+        }
+        byId.get(1).stall(Duration.ofSeconds(3));
+        byId.get(2).stall(Duration.ofSeconds(3));
+        for (int round = 0; round < 3; round++) {
+            for (String key : keys) {
+                increment(cutOff, key, expiry);
+                increments.merge(key, 1, Integer::sum);
+            }
+        }
+        ring.awaitIdeal();
+        for (ChordDht reader : byId) {
+            for (Map.Entry<String, Integer> e : increments.entrySet()) {
+                Optional<VersionedValue> read = await(reader.get(e.getKey()));
+                assertTrue(read.isPresent(), "lost " + e.getKey());
+                String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
+                assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
+            }
+        }
+    }
 }

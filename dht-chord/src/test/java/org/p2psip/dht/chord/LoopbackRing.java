@@ -50,9 +50,14 @@ final class LoopbackRing implements AutoCloseable {
 
     /** Starts a node joining through the first live node (or a new ring) and keeps it. */
     ChordDht add() {
+        return add(Map.of());
+    }
+
+    /** As {@link #add()}, with extra {@code --dht-option}s. */
+    ChordDht add(Map<String, String> extra) {
         List<HostPort> bootstrap = nodes.isEmpty() ? List.of() : List.of(nodes.get(0).node().overlay());
         try {
-            ChordDht n = (ChordDht) startNode(bootstrap, Map.of()).get(20, TimeUnit.SECONDS);
+            ChordDht n = (ChordDht) startNode(bootstrap, extra).get(20, TimeUnit.SECONDS);
             nodes.add(n);
             return n;
         } catch (Exception e) {
