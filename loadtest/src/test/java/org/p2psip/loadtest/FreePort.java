@@ -21,11 +21,14 @@ final class FreePort {
     private static final int LOWEST = 20_000;
     private static final int BELOW_EPHEMERAL = 32_768;
 
+    /** Ports already handed out: a node started a moment ago may not have bound its port yet. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     static int udpAndTcp() {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 500; attempt++) {
             int port = random.nextInt(LOWEST, BELOW_EPHEMERAL);
-            if (isFree(port)) {
+            if (!HANDED_OUT.contains(port) && isFree(port) && HANDED_OUT.add(port)) {
                 return port;
             }
         }
@@ -46,9 +49,12 @@ final class FreePort {
             }
             boolean free = true;
             for (int port = base + 1; port < base + count && free; port++) {
-                free = isFree(port);
+                free = !HANDED_OUT.contains(port) && isFree(port);
             }
             if (free) {
+                for (int port = base + 1; port < base + count; port++) {
+                    HANDED_OUT.add(port);
+                }
                 return base;
             }
         }

@@ -279,7 +279,7 @@ public final class ChordDht implements Dht {
      * by its ring state and has caught up on its range (or is alone).
      */
     private boolean serves(BigInteger id) {
-        if (state.successor().equals(state.self())) {
+        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()) {
             return !cutOff;
         }
         Optional<NodeRef> pred = state.predecessor();
@@ -441,6 +441,10 @@ public final class ChordDht implements Dht {
 
     /** Answers a fetch: pushes what this node holds of {@code (from, to]} to the requester. */
     private CompletableFuture<byte[]> fetchFor(NodeRef requester, BigInteger from, BigInteger to) {
+        boolean whole = holdsWhole(from, to);
+        if (whole) {
+            yieldTo(requester);
+        }
         // A write this node accepted as owner before the requester took the range over may still be on its
         // way to the first replica; the requester must get it, so the answer waits for it.
         CompletableFuture<?>[] pending = writing.entrySet().stream()
@@ -448,12 +452,35 @@ public final class ChordDht implements Dht {
                 .map(java.util.Map.Entry::getValue).toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(pending).thenComposeAsync(v -> {
             Instant now = clock.instant();
-            boolean whole = holdsWhole(from, to);
             NodeRef next = state.successor();
             return push(requester, store.entries(e -> e.liveAt(now)
                     && space.betweenRightClosed(from, space.idOf(e.key()), to)), List.of())
                     .thenApply(x -> new ChordWire.Out().flag(whole).node(next).bytes());
         }, owner);
+    }
+
+    /**
+     * A node inside this node's range has come for that range whole, to
+     * serve it: it has joined in front, though the nodes between have not
+     * notified this one yet (several joined the same gap at once). Taken as
+     * its notify, so this node stops serving the range before handing it
+     * over; otherwise both would serve it until the notifications caught up.
+     */
+    private void yieldTo(NodeRef requester) {
+        BigInteger self = state.self().id();
+        boolean inRange = state.predecessor().map(p -> space.betweenOpen(p.id(), requester.id(), self))
+                .orElse(!requester.equals(state.self()));
+        if (!inRange || !state.rectify(requester, true)) {
+            return;
+        }
+        LOG.debug("yielding ({}, {}] to {}, which fetched it whole", servedFrom.map(ChordDht::abbreviated)
+                .orElse("?"), abbreviated(requester.id()), requester);
+        heldAll = false;
+        if (heldFrom.isPresent() && space.distance(heldFrom.get(), self)
+                .compareTo(space.distance(requester.id(), self)) > 0) {
+            heldFrom = Optional.of(requester.id());
+        }
+        ringChanged();
     }
 
     /** Whether this node holds every key with an id in {@code (from, to]}: it has served that range. */
