@@ -257,7 +257,7 @@ public final class ChordDht implements Dht {
         Optional<NodeRef> pred = state.predecessor();
         Optional<NodeRef> oldPred = lastPredecessor;
         lastPredecessor = pred;
-        boolean confirmed = state.predecessorConfirmed();
+        boolean confirmed = confirmedBothWays();
         boolean newlyConfirmed = confirmed && !lastConfirmed;
         lastConfirmed = confirmed;
         if (pred.isPresent() && !confirmed && !pred.equals(oldPred)) {
@@ -283,8 +283,17 @@ public final class ChordDht implements Dht {
             return !cutOff;
         }
         Optional<NodeRef> pred = state.predecessor();
-        return pred.isPresent() && state.predecessorConfirmed() && servedFrom.equals(Optional.of(pred.get().id()))
+        return pred.isPresent() && confirmedBothWays() && servedFrom.equals(Optional.of(pred.get().id()))
                 && state.owns(id);
+    }
+
+    /**
+     * Whether both neighbours agree this node sits between them: its
+     * predecessor names it as successor, and its successor names it as
+     * predecessor (so the successor no longer serves this node's range).
+     */
+    private boolean confirmedBothWays() {
+        return state.predecessorConfirmed() && state.successorConfirmed();
     }
 
     /**
@@ -424,7 +433,7 @@ public final class ChordDht implements Dht {
     /** While serving, the range served counts towards what this node holds whole. */
     private void widenHeld() {
         Optional<NodeRef> pred = state.predecessor();
-        if (pred.isEmpty() || !state.predecessorConfirmed() || !servedFrom.equals(Optional.of(pred.get().id()))) {
+        if (pred.isEmpty() || !confirmedBothWays() || !servedFrom.equals(Optional.of(pred.get().id()))) {
             return;
         }
         BigInteger from = servedFrom.get();

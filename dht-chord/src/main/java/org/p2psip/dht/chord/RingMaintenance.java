@@ -113,6 +113,9 @@ public final class RingMaintenance {
                     }, stateExecutor).thenCompose(f -> f);
                 }
                 adopt(succ, nb.successors());
+                if (state.successorAnswered(succ, nb)) {
+                    changed();
+                }
                 return notifySuccessor();
             }, stateExecutor).thenCompose(f -> f);
         });

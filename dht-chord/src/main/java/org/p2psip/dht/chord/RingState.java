@@ -39,6 +39,7 @@ public final class RingState {
     private final NodeRef[] fingers;
     private NodeRef predecessor;
     private boolean predecessorConfirmed;
+    private boolean successorConfirmed;
     private int nextFinger;
 
     /** A node alone on a new ring: its own successor, no predecessor. */
@@ -167,6 +168,9 @@ public final class RingState {
         if (dead.equals(self)) {
             return;
         }
+        if (dead.equals(successors.get(0))) {
+            successorConfirmed = false;
+        }
         successors.remove(dead);
         if (successors.isEmpty()) {
             successors.add(self);
@@ -204,6 +208,26 @@ public final class RingState {
         boolean changed = confirmed != predecessorConfirmed;
         predecessorConfirmed = confirmed;
         return changed;
+    }
+
+    /**
+     * Stabilize asked the successor for its neighbours: it is confirmed
+     * while it names this node as its predecessor — until then it still
+     * serves this node's range itself. Returns whether confirmation changed.
+     */
+    public boolean successorAnswered(NodeRef answered, Neighbours neighbours) {
+        if (!answered.equals(successor())) {
+            return false;
+        }
+        boolean confirmed = neighbours.predecessor().map(self::equals).orElse(false);
+        boolean changed = confirmed != successorConfirmed;
+        successorConfirmed = confirmed;
+        return changed;
+    }
+
+    /** Whether the successor has said, since it became the successor, that this node is its predecessor. */
+    public boolean successorConfirmed() {
+        return !successor().equals(self) && successorConfirmed;
     }
 
     /** Whether the predecessor has said, since it became the predecessor, that this node is its successor. */
@@ -311,6 +335,9 @@ public final class RingState {
     private boolean replaceSuccessors(List<NodeRef> list) {
         if (list.equals(successors)) {
             return false;
+        }
+        if (!list.get(0).equals(successors.get(0))) {
+            successorConfirmed = false;
         }
         successors.clear();
         successors.addAll(list);

@@ -174,4 +174,24 @@ class RingStateTest {
         s.rectify(node(30), true);
         assertTrue(s.predecessorConfirmed(), "the same notifier again is no change");
     }
+
+    @Test
+    void aSuccessorIsConfirmedOnlyWhileItNamesThisNodeItsPredecessor() {
+        RingState s = new RingState(SPACE, node(40), 3);
+        s.join(node(50), List.of(node(5)));
+        assertFalse(s.successorConfirmed(), "not yet asked");
+        assertFalse(s.successorAnswered(node(50), new Neighbours(Optional.of(node(10)), List.of(node(5)))),
+                "50 has not been notified yet: it still serves (10, 50], this node's range included");
+        assertTrue(s.successorAnswered(node(50), new Neighbours(Optional.of(node(40)), List.of(node(5)))));
+        assertTrue(s.successorConfirmed());
+        s.adoptSuccessor(node(50), List.of(node(5), node(10)));
+        assertTrue(s.successorConfirmed(), "a longer list behind the same successor keeps it");
+        s.adoptSuccessor(node(45), List.of(node(50)));
+        assertFalse(s.successorConfirmed(), "a new successor must confirm again");
+        s.successorAnswered(node(45), new Neighbours(Optional.of(node(40)), List.of(node(50))));
+        s.forget(node(45));
+        assertFalse(s.successorConfirmed(), "the successor died");
+        assertFalse(s.successorAnswered(node(45), new Neighbours(Optional.of(node(40)), List.of())),
+                "an answer from a former successor changes nothing");
+    }
 }
