@@ -49,6 +49,14 @@ final class ChordClient implements RingRpc {
     }
 
     @Override
+    public boolean inconclusive(Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof org.p2psip.core.overlay.OverlayException o
+                && o.reason() == org.p2psip.core.overlay.OverlayException.Reason.TIMEOUT;
+    }
+
+    @Override
     public CompletableFuture<Void> ping(NodeRef at) {
         return call(at, ChordWire.PING, new ChordWire.Out()).thenApply(in -> null);
     }

@@ -23,7 +23,12 @@ public final class RingMaintenance {
     /** Silent nodes a lookup steps round before it gives up. */
     private static final int MAX_DEAD = 8;
 
+    /** Timeouts in a row after which a node is taken for dead. */
+    static final int SUSPICIONS = 3;
+
     private final RingState state;
+    /** Timeouts in a row per node; touched on the state executor only. */
+    private final java.util.Map<NodeRef, Integer> misses = new java.util.HashMap<>();
     private final RingRpc rpc;
     private final Executor stateExecutor;
     private volatile Consumer<RingState> onChange = s -> { };
@@ -96,10 +101,13 @@ public final class RingMaintenance {
             NodeRef succ = state.successor();
             return neighboursOf(succ).handleAsync((nb, error) -> {
                 if (error != null) {
-                    state.forget(succ);
-                    changed();
+                    if (dead(succ, error)) {
+                        state.forget(succ);
+                        changed();
+                    }
                     return CompletableFuture.<Void>completedFuture(null);
                 }
+                answered(succ);
                 Optional<NodeRef> p = nb.predecessor();
                 if (p.isPresent() && state.shouldAdopt(p.get())) {
                     NodeRef candidate = p.get();
@@ -134,7 +142,7 @@ public final class RingMaintenance {
             return CompletableFuture.completedFuture(null);
         }
         return rpc.notify(succ, state.self()).handleAsync((v, e) -> {
-            if (e != null) {
+            if (e != null && dead(succ, e)) {
                 state.forget(succ);
                 changed();
             }
@@ -157,7 +165,8 @@ public final class RingMaintenance {
             }
             NodeRef old = state.predecessor().orElseThrow();
             return rpc.ping(old).handleAsync((v, e) -> {
-                if (state.predecessor().map(old::equals).orElse(false) && state.rectify(candidate, e == null)) {
+                boolean alive = e == null || !dead(old, e);
+                if (state.predecessor().map(old::equals).orElse(false) && state.rectify(candidate, alive)) {
                     changed();
                 }
                 return null;
@@ -181,10 +190,15 @@ public final class RingMaintenance {
                     return null;
                 }
                 if (e != null) {
-                    state.predecessorFailed();
-                    changed();
-                } else if (state.predecessorAnswered(pred.get(), nb)) {
-                    changed();
+                    if (dead(pred.get(), e)) {
+                        state.predecessorFailed();
+                        changed();
+                    }
+                } else {
+                    answered(pred.get());
+                    if (state.predecessorAnswered(pred.get(), nb)) {
+                        changed();
+                    }
                 }
                 return null;
             }, stateExecutor);
@@ -252,7 +266,9 @@ public final class RingMaintenance {
             return ask.handleAsync((reply, error) -> {
                 if (error != null) {
                     dead.add(at);
-                    state.forget(at);
+                    if (RingMaintenance.this.dead(at, error)) {
+                        state.forget(at);
+                    }
                     return detour(unwrap(error));
                 }
                 if (reply.done()) {
@@ -315,6 +331,31 @@ public final class RingMaintenance {
             // The node's owner thread has stopped: the node is closed.
             return CompletableFuture.failedFuture(new IllegalStateException("chord node is closed", e));
         }
+    }
+
+    /**
+     * Whether {@code node}, whose call just failed, is to be treated as dead:
+     * at once when it refused or closed, after {@link #SUSPICIONS} timeouts in
+     * a row otherwise. A starved machine times calls out to live nodes; a
+     * node forgotten for that leaves the ring short of a member and its range
+     * served twice, which is worse than waiting a few seconds longer for a
+     * node that is really gone but still holds its port.
+     */
+    private boolean dead(NodeRef node, Throwable error) {
+        if (!rpc.inconclusive(error)) {
+            misses.remove(node);
+            return true;
+        }
+        int n = misses.merge(node, 1, Integer::sum);
+        if (n >= SUSPICIONS) {
+            misses.remove(node);
+            return true;
+        }
+        return false;
+    }
+
+    private void answered(NodeRef node) {
+        misses.remove(node);
     }
 
     private void changed() {

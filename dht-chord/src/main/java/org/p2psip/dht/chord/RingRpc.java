@@ -5,9 +5,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The ring-maintenance messages, one typed method each. A failed future
- * means the node did not answer; the protocol treats that as the node being
- * dead. Implemented over the Netty overlay ({@link ChordClient}) and in
- * memory ({@link SimulatedNetwork}).
+ * means the node did not answer: the protocol treats a refusal as the node
+ * being dead, and a timeout ({@link #inconclusive}) as a suspicion that
+ * takes a few in a row. Implemented over the Netty overlay
+ * ({@link ChordClient}) and in memory ({@link SimulatedNetwork}).
  */
 public interface RingRpc {
 
@@ -22,4 +23,13 @@ public interface RingRpc {
 
     /** Completes if {@code at} is alive. */
     CompletableFuture<Void> ping(NodeRef at);
+
+    /**
+     * Whether a failed call says little about the peer's death: it timed
+     * out (a starved or paused node), rather than being refused (no process
+     * behind the port) or closed.
+     */
+    default boolean inconclusive(Throwable failure) {
+        return false;
+    }
 }
