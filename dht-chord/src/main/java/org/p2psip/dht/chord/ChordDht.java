@@ -484,11 +484,8 @@ public final class ChordDht implements Dht {
         }
         LOG.debug("yielding ({}, {}] to {}, which fetched it whole", servedFrom.map(ChordDht::abbreviated)
                 .orElse("?"), abbreviated(requester.id()), requester);
-        heldAll = false;
-        if (heldFrom.isPresent() && space.distance(heldFrom.get(), self)
-                .compareTo(space.distance(requester.id(), self)) > 0) {
-            heldFrom = Optional.of(requester.id());
-        }
+        // What this node holds whole stays so: it is the newcomer's successor, so (with two copies or more)
+        // every write the newcomer acknowledges passes through here as its fence.
         ringChanged();
     }
 
