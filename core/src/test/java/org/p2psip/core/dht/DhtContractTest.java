@@ -165,7 +165,12 @@ public abstract class DhtContractTest {
         String key = uniqueKey();
         Instant expiry = cluster.clock().instant().plusSeconds(2);
         assertTrue(await(first().putIfVersion(key, Dht.ABSENT, bytes("short"), expiry)));
-        assertTrue(await(last().get(key)).isPresent());
+        Optional<VersionedValue> early = await(last().get(key));
+        // On a real clock a slow machine can take the two seconds up by itself; the value must be there only
+        // if the read ended before it expired.
+        if (cluster.clock().instant().isBefore(expiry)) {
+            assertTrue(early.isPresent(), "read before the value expired");
+        }
         cluster.elapse(Duration.ofSeconds(3));
         for (Dht node : cluster.nodes()) {
             assertEquals(Optional.empty(), await(node.get(key)).map(v -> new String(v.value())));
