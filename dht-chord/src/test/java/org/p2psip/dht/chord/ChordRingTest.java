@@ -157,11 +157,18 @@ class ChordRingTest {
         }
         churn.get(60, TimeUnit.SECONDS);
         ring.awaitIdeal();
-        for (Map.Entry<String, Integer> e : increments.entrySet()) {
-            Optional<VersionedValue> read = await(entries.get(0).get(e.getKey()));
-            assertTrue(read.isPresent(), "lost " + e.getKey());
-            String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
-            assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
+        assertEveryIncrementSurvived(List.of(entries.get(0)), increments);
+    }
+
+    /** Every reader sees each counter at the number of increments acknowledged. */
+    private static void assertEveryIncrementSurvived(List<ChordDht> readers, Map<String, Integer> increments) {
+        for (ChordDht reader : readers) {
+            for (Map.Entry<String, Integer> e : increments.entrySet()) {
+                Optional<VersionedValue> read = await(reader.get(e.getKey()));
+                assertTrue(read.isPresent(), "lost " + e.getKey());
+                String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
+                assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
+            }
         }
     }
 
@@ -249,14 +256,7 @@ class ChordRingTest {
             }
         }
         ring.awaitIdeal();
-        for (ChordDht reader : entries) {
-            for (Map.Entry<String, Integer> e : increments.entrySet()) {
-                Optional<VersionedValue> read = await(reader.get(e.getKey()));
-                assertTrue(read.isPresent(), "lost " + e.getKey());
-                String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
-                assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
-            }
-        }
+        assertEveryIncrementSurvived(entries, increments);
     }
 
     /**
@@ -298,13 +298,6 @@ class ChordRingTest {
             }
         }
         ring.awaitIdeal();
-        for (ChordDht reader : byId) {
-            for (Map.Entry<String, Integer> e : increments.entrySet()) {
-                Optional<VersionedValue> read = await(reader.get(e.getKey()));
-                assertTrue(read.isPresent(), "lost " + e.getKey());
-                String count = new String(read.get().value(), StandardCharsets.UTF_8).split(" ")[0];
-                assertEquals(e.getValue(), Integer.valueOf(count), "increments of " + e.getKey() + " that survived");
-            }
-        }
+        assertEveryIncrementSurvived(byId, increments);
     }
 }
