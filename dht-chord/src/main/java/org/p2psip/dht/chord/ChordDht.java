@@ -193,14 +193,9 @@ public final class ChordDht implements Dht {
             NodeRef ref = new NodeRef(BigInteger.ONE.negate(), member);
             attempt = attempt.exceptionallyCompose(e -> maintenance.join(ref));
         }
-        return attempt.exceptionallyCompose(e -> timedOut(e) && !closed.get()
+        return attempt.exceptionallyCompose(e -> client.inconclusive(e) && !closed.get()
                 ? joinThroughAny(bootstrap)
                 : CompletableFuture.failedFuture(e));
-    }
-
-    private static boolean timedOut(Throwable e) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        return cause instanceof OverlayException o && o.reason() == OverlayException.Reason.TIMEOUT;
     }
 
     void startMaintenance() {
@@ -771,11 +766,7 @@ public final class ChordDht implements Dht {
      */
     private CompletableFuture<ChordClient.WriteAnswer> storeAndPush(StoredEntry written, boolean removal,
                                                                   List<NodeRef> others) {
-        if (removal) {
-            store.removeIfNotNewer(written.key(), written.version());
-        } else {
-            store.mergeIfNewer(written);
-        }
+        keep(written, removal);
         List<NodeRef> to = new ArrayList<>(others);
         Optional<NodeRef> pred = state.predecessor();
         if (pred.isPresent() && !serves(space.idOf(written.key())) && !to.contains(pred.get())) {
@@ -793,6 +784,15 @@ public final class ChordDht implements Dht {
                 .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, written.version()));
     }
 
+    /** Takes a committed write (or removal, by the version removed) into this node's store. */
+    private void keep(StoredEntry written, boolean removal) {
+        if (removal) {
+            store.removeIfNotNewer(written.key(), written.version());
+        } else {
+            store.mergeIfNewer(written);
+        }
+    }
+
     /**
      * At the first replica: takes an owner's write only while the writer is
      * this node's predecessor (so this node does not serve the key itself)
@@ -808,11 +808,7 @@ public final class ChordDht implements Dht {
         if (newer.isPresent()) {
             return new ChordWire.Out().code(ChordWire.CONFLICT).entry(newer.get()).bytes();
         }
-        if (removal) {
-            store.removeIfNotNewer(written.key(), written.version());
-        } else {
-            store.mergeIfNewer(written);
-        }
+        keep(written, removal);
         return new ChordWire.Out().code(ChordWire.APPLIED).bytes();
     }
 
