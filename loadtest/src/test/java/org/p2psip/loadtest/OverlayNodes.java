@@ -130,9 +130,22 @@ final class OverlayNodes implements AutoCloseable {
                 .toList() + nodeOutput());
     }
 
-    /** The last lines each node printed, labelled with its ports. */
+    /**
+     * The last lines each node printed, labelled with its ports; every
+     * node's whole output goes to a file under {@code target/node-output}.
+     */
     String nodeOutput() {
         StringBuilder out = new StringBuilder();
+        java.nio.file.Path dir = java.nio.file.Path.of("target", "node-output", Long.toString(System.currentTimeMillis()));
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            for (Member m : started) {
+                java.nio.file.Files.write(dir.resolve("overlay-" + m.overlay() + ".log"), m.process().output());
+            }
+            out.append("\nevery node's whole output: ").append(dir.toAbsolutePath());
+        } catch (IOException e) {
+            out.append("\n(could not write the nodes' output under ").append(dir).append(": ").append(e).append(')');
+        }
         for (Member m : started) {
             List<String> lines = m.process().output();
             out.append("\n--- node sip ").append(m.sip()).append(" overlay ").append(m.overlay())

@@ -114,6 +114,17 @@ final class ChordClient implements RingRpc {
     }
 
     /**
+     * Copies of a range the sender no longer owns, for the node now in front
+     * of it: it keeps them, and passes those lying before its own
+     * predecessor on to that node, at most {@code hopsLeft} more times.
+     */
+    CompletableFuture<Void> handBack(NodeRef at, List<StoredEntry> entries, int hopsLeft) {
+        ChordWire.Out out = new ChordWire.Out().num(hopsLeft).num(entries.size());
+        entries.forEach(out::entry);
+        return call(at, ChordWire.HAND_BACK, out).thenApply(in -> null);
+    }
+
+    /**
      * What the first replica made of an owner's write: {@link ChordWire#APPLIED},
      * {@link ChordWire#NOT_OWNER} (the writer is not its predecessor), or
      * {@link ChordWire#CONFLICT} with the newer copy it holds.

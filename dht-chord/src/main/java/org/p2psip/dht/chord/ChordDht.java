@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *       and acknowledges a write only after that. Every acknowledged write
  *       of a key therefore passes through one node's store in order, and a
  *       returning owner's stale copies are refused there, then replaced by
- *       the ones its successor hands back.</li>
+ *       the ones its successor hands back. When adjacent nodes come back
+ *       together, the nearest passes on what belongs to those before it.</li>
  *   <li>Reads go to the owner and fall back to the replicas in order.</li>
  *   <li>An owner serves only the range it has caught up on. Whenever its
  *       range grows — it has just joined, its predecessor died or left —
@@ -89,6 +90,11 @@ public final class ChordDht implements Dht {
      * large for one walk round it, or a holder that keeps timing out).
      */
     private static final int FETCH_PATIENCE = 20;
+    /**
+     * How many nodes back a hand-back is passed on: one per node that came
+     * back into the same gap at once (adjacent nodes stalled together).
+     */
+    private static final int HAND_BACK_HOPS = 8;
 
     private final IdSpace space = IdSpace.SHA1;
     private final Clock clock;
@@ -106,6 +112,8 @@ public final class ChordDht implements Dht {
     private Optional<NodeRef> lastPredecessor = Optional.empty();
     private boolean lastConfirmed;
     private List<NodeRef> lastReplicaTargets = List.of();
+    /** The range last logged as served, for DEBUG lines on each change. */
+    private String lastServing = "";
     /**
      * The lower (exclusive) end of the range this node has caught up on and
      * serves, up to itself; empty until the first fetch completes.
@@ -267,6 +275,28 @@ public final class ChordDht implements Dht {
         }
         lastReplicaTargets = targets;
         widenHeld();
+        logServing();
+    }
+
+    /** At DEBUG, one line whenever the range this node serves changes: where two owners overlap shows in the logs. */
+    private void logServing() {
+        if (!LOG.isDebugEnabled()) {
+            return;
+        }
+        String now;
+        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()) {
+            now = cutOff ? "nothing (cut off)" : "every key (alone)";
+        } else {
+            Optional<NodeRef> pred = state.predecessor();
+            now = pred.isPresent() && confirmedBothWays() && servedFrom.equals(Optional.of(pred.get().id()))
+                    ? "(" + abbreviated(pred.get().id()) + ", " + abbreviated(state.self().id()) + "]"
+                    : "nothing";
+        }
+        if (!now.equals(lastServing)) {
+            LOG.debug("serving {} (predecessor {}, successor {})", now, state.predecessor().map(Object::toString)
+                    .orElse("none"), state.successor());
+            lastServing = now;
+        }
     }
 
     /**
@@ -401,6 +431,9 @@ public final class ChordDht implements Dht {
      * The range shrank: {@code pred} joined in front of this node, or came
      * back after a stall this node took for its death. Its keys go to it —
      * in the second case the copies written here meanwhile, which it lacks.
+     * Several nodes may have come back at once (adjacent nodes stalled
+     * together); {@code pred} passes on what belongs to those before it
+     * ({@link #handedBack}).
      */
     private void handBack(NodeRef pred, BigInteger oldFrom, BigInteger from) {
         Instant now = clock.instant();
@@ -408,10 +441,37 @@ public final class ChordDht implements Dht {
                 && space.betweenRightClosed(oldFrom, space.idOf(e.key()), from));
         LOG.debug("handing {} values of ({}, {}] back to {}", theirs.size(), abbreviated(oldFrom), abbreviated(from),
                 pred);
-        push(pred, theirs, List.of()).exceptionally(e -> {
-            LOG.debug("handing ({}, {}] back to {} failed: {}", oldFrom, from, pred, e.toString());
+        sendHandBack(pred, theirs, HAND_BACK_HOPS);
+    }
+
+    private void sendHandBack(NodeRef to, List<StoredEntry> entries, int hopsLeft) {
+        inFrames(entries, batch -> client.handBack(to, batch, hopsLeft)).exceptionally(e -> {
+            LOG.debug("handing {} values back to {} failed: {}", entries.size(), to, e.toString());
             return null;
         });
+    }
+
+    /**
+     * On the owner thread: copies handed back by the successor. Those of
+     * this node's range are its own; those before its predecessor belong to
+     * a node further back that came back at the same time as this one, and
+     * go on to the predecessor. Without that, a write the successor
+     * acknowledged there while it served both ranges would stay on the
+     * replicas, and the real owner would answer "absent" for it.
+     */
+    private byte[] handedBack(List<StoredEntry> entries, int hopsLeft) {
+        entries.forEach(store::mergeIfNewer);
+        Optional<NodeRef> pred = state.predecessor();
+        if (pred.isPresent() && hopsLeft > 0) {
+            BigInteger from = pred.get().id();
+            List<StoredEntry> before = entries.stream()
+                    .filter(e -> !space.betweenRightClosed(from, space.idOf(e.key()), state.self().id())).toList();
+            if (!before.isEmpty()) {
+                LOG.debug("passing {} handed-back values on to {}", before.size(), pred.get());
+                sendHandBack(pred.get(), before, hopsLeft - 1);
+            }
+        }
+        return new byte[0];
     }
 
     /** Caught up on {@code (from, self]}: served once the predecessor has confirmed too. */
@@ -423,6 +483,7 @@ public final class ChordDht implements Dht {
         }
         servedFrom = Optional.of(from);
         widenHeld();
+        logServing();
     }
 
     /** While serving, the range served counts towards what this node holds whole. */
@@ -458,7 +519,7 @@ public final class ChordDht implements Dht {
             Instant now = clock.instant();
             NodeRef next = state.successor();
             return push(requester, store.entries(e -> e.liveAt(now)
-                    && space.betweenRightClosed(from, space.idOf(e.key()), to)), List.of())
+                    && space.betweenRightClosed(from, space.idOf(e.key()), to)))
                     .thenApply(x -> new ChordWire.Out().flag(whole).node(next).bytes());
         }, owner);
     }
@@ -532,15 +593,18 @@ public final class ChordDht implements Dht {
         Instant now = clock.instant();
         List<StoredEntry> owned = store.entries(e -> e.liveAt(now) && serves(space.idOf(e.key())));
         for (NodeRef t : targets) {
-            push(t, owned, List.of());
+            push(t, owned);
         }
     }
 
-    /** Sends entries in frames well under the size bound. */
-    private CompletableFuture<Void> push(NodeRef to, List<StoredEntry> entries, List<StoredEntry> removals) {
-        if (entries.isEmpty() && removals.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
+    /** Pushes copies (the receiver keeps the newer of its own and each) to another node. */
+    private CompletableFuture<Void> push(NodeRef to, List<StoredEntry> entries) {
+        return inFrames(entries, batch -> client.replicate(to, batch, List.of()));
+    }
+
+    /** Sends entries in frames well under the size bound, one {@code send} per frame. */
+    private CompletableFuture<Void> inFrames(List<StoredEntry> entries,
+                                             Function<List<StoredEntry>, CompletableFuture<Void>> send) {
         List<CompletableFuture<Void>> sent = new ArrayList<>();
         List<StoredEntry> batch = new ArrayList<>();
         long bytes = 0;
@@ -548,14 +612,16 @@ public final class ChordDht implements Dht {
         for (StoredEntry e : entries) {
             long size = e.value().length + e.key().length() * 3L + 32;
             if (!batch.isEmpty() && bytes + size > limit) {
-                sent.add(client.replicate(to, batch, List.of()));
+                sent.add(send.apply(batch));
                 batch = new ArrayList<>();
                 bytes = 0;
             }
             batch.add(e);
             bytes += size;
         }
-        sent.add(client.replicate(to, batch, removals));
+        if (!batch.isEmpty()) {
+            sent.add(send.apply(batch));
+        }
         return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
     }
 
@@ -589,7 +655,7 @@ public final class ChordDht implements Dht {
                 boolean asOwner = in.flag();
                 yield onOwnerCompose(() -> asOwner && !serves(space.idOf(key))
                         ? CompletableFuture.completedFuture(new ChordWire.Out().code(ChordWire.NOT_OWNER).bytes())
-                        : afterPendingWrite(key, () -> encodeRead(store.live(key, clock.instant()))));
+                        : afterPendingWrite(key, () -> encodeRead(readHere(key, asOwner))));
             }
             case ChordWire.FETCH_RANGE -> {
                 NodeRef requester = in.node();
@@ -630,6 +696,15 @@ public final class ChordDht implements Dht {
                     return new byte[0];
                 });
             }
+            case ChordWire.HAND_BACK -> {
+                int hopsLeft = (int) Math.min(in.num(), HAND_BACK_HOPS);
+                List<StoredEntry> entries = new ArrayList<>();
+                long n = in.num();
+                for (long i = 0; i < n; i++) {
+                    entries.add(in.entry());
+                }
+                yield onOwner(() -> handedBack(entries, hopsLeft));
+            }
             case ChordWire.OWNER_WRITE -> {
                 NodeRef writer = in.node();
                 long base = in.num();
@@ -655,6 +730,15 @@ public final class ChordDht implements Dht {
             }
             default -> CompletableFuture.failedFuture(new IllegalArgumentException("unknown chord message " + type));
         };
+    }
+
+    /** The live copy held here; at TRACE, an owner's miss is logged (where a lost write shows). */
+    private Optional<StoredEntry> readHere(String key, boolean asOwner) {
+        Optional<StoredEntry> found = store.live(key, clock.instant());
+        if (asOwner && found.isEmpty()) {
+            LOG.trace("owner has no {}", key);
+        }
+        return found;
     }
 
     private static byte[] encodeRead(Optional<StoredEntry> e) {
@@ -767,21 +851,28 @@ public final class ChordDht implements Dht {
     private CompletableFuture<ChordClient.WriteAnswer> storeAndPush(StoredEntry written, boolean removal,
                                                                   List<NodeRef> others) {
         keep(written, removal);
-        List<NodeRef> to = new ArrayList<>(others);
-        Optional<NodeRef> pred = state.predecessor();
-        if (pred.isPresent() && !serves(space.idOf(written.key())) && !to.contains(pred.get())) {
-            // A node joined in front while this write was on its way and now owns the key; it may already
-            // have fetched the range, so it gets the write too.
-            to.add(pred.get());
-        }
         List<CompletableFuture<Void>> acks = new ArrayList<>();
-        for (NodeRef t : to) {
-            CompletableFuture<Void> sent = removal ? client.replicate(t, List.of(), List.of(written))
-                    : client.replicate(t, List.of(written), List.of());
-            acks.add(sent.exceptionally(e -> null));
+        for (NodeRef t : others) {
+            acks.add(replicateOne(t, written, removal));
         }
+        Optional<NodeRef> pred = state.predecessor();
+        if (pred.isPresent() && !serves(space.idOf(written.key())) && !others.contains(pred.get())) {
+            // A node joined in front while this write was on its way and now owns the key — or one further
+            // back does, several having joined at once; it may already have fetched the range, so the write
+            // goes to it as a hand-back, which is passed back until it reaches the owner.
+            acks.add(removal ? replicateOne(pred.get(), written, true)
+                    : client.handBack(pred.get(), List.of(written), HAND_BACK_HOPS).exceptionally(e -> null));
+        }
+        LOG.trace("owner {} {} v{}", removal ? "removes" : "writes", written.key(), written.version());
         return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, written.version()));
+    }
+
+    /** Pushes one committed write or removal to {@code t}; completes normally even if {@code t} is gone. */
+    private CompletableFuture<Void> replicateOne(NodeRef t, StoredEntry written, boolean removal) {
+        CompletableFuture<Void> sent = removal ? client.replicate(t, List.of(), List.of(written))
+                : client.replicate(t, List.of(written), List.of());
+        return sent.exceptionally(e -> null);
     }
 
     /** Takes a committed write (or removal, by the version removed) into this node's store. */
@@ -809,6 +900,7 @@ public final class ChordDht implements Dht {
             return new ChordWire.Out().code(ChordWire.CONFLICT).entry(newer.get()).bytes();
         }
         keep(written, removal);
+        LOG.trace("fence takes {} v{} from {}", written.key(), written.version(), writer);
         return new ChordWire.Out().code(ChordWire.APPLIED).bytes();
     }
 
@@ -852,7 +944,7 @@ public final class ChordDht implements Dht {
                     if (asOwner && !serves(space.idOf(key))) {
                         throw new NotOwner();
                     }
-                    return afterPendingWrite(key, () -> store.live(key, clock.instant()));
+                    return afterPendingWrite(key, () -> readHere(key, asOwner));
                 })
                 : client.get(at, key, asOwner).thenApply(a -> {
                     if (a.status() == ChordWire.NOT_OWNER) {
@@ -1027,7 +1119,7 @@ public final class ChordDht implements Dht {
                     return CompletableFuture.<Void>completedFuture(null);
                 }
                 List<StoredEntry> all = store.entries(e -> e.liveAt(clock.instant()));
-                CompletableFuture<Void> handOff = push(succ, all, List.of())
+                CompletableFuture<Void> handOff = push(succ, all)
                         .thenCompose(v -> client.leaving(succ, state.self(), state.predecessor()));
                 CompletableFuture<Void> toPred = state.predecessor().filter(p -> !p.equals(succ))
                         .map(p -> client.leaving(p, state.self(), state.predecessor()))

@@ -28,6 +28,7 @@ final class ChordWire {
     static final int LEAVING = 14;
     static final int FETCH_RANGE = 15;
     static final int OWNER_WRITE = 16;
+    static final int HAND_BACK = 17;
 
     /** Conditional-write answers. */
     static final byte APPLIED = 0;

@@ -300,4 +300,38 @@ class ChordRingTest {
         ring.awaitIdeal();
         assertEveryIncrementSurvived(byId, increments);
     }
+
+    /**
+     * Two adjacent nodes that stall together are both taken for dead: the
+     * node after them takes both ranges over and acknowledges writes there.
+     * When they answer again it hands what it wrote back to the nearer of
+     * the two, its new predecessor; what belongs to the farther one must
+     * reach that one too, or its owner answers "absent" for it from then on.
+     */
+    @Test
+    void writesAcknowledgedWhileTwoAdjacentNodesStalledReachTheirOwnerWhenTheyReturn() throws Exception {
+        ring = new LoopbackRing(3, Clock.systemUTC()).start(6);
+        List<ChordDht> byId = new ArrayList<>(ring.nodes());
+        byId.sort(Comparator.comparing(n -> n.node().id()));
+        ChordDht farther = byId.get(2);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < 5; i++) {
+            String key = "farther-" + i;
+            if (IdSpace.SHA1.betweenRightClosed(byId.get(1).node().id(), IdSpace.SHA1.idOf(key),
+                    farther.node().id())) {
+                keys.add(key);
+            }
+        }
+        farther.stall(Duration.ofSeconds(6));
+        byId.get(3).stall(Duration.ofSeconds(6));
+        Instant expiry = Instant.now().plusSeconds(3600);
+        Map<String, byte[]> written = new LinkedHashMap<>();
+        for (String key : keys) {
+            byte[] value = bytes("written during the stall: " + key);
+            assertTrue(await(byId.get(0).putIfVersion(key, Dht.ABSENT, value, expiry)), key);
+            written.put(key, value);
+        }
+        ring.awaitIdeal();
+        assertAllReadable(written);
+    }
 }
