@@ -160,6 +160,18 @@ class ChordRingTest {
         assertEveryIncrementSurvived(List.of(entries.get(0)), increments);
     }
 
+    /** The first {@code count} keys {@code prefix-0, prefix-1, ...} that lie in {@code (from, owner]}. */
+    private static List<String> keysOwnedBy(ChordDht owner, BigInteger from, String prefix, int count) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = prefix + "-" + i;
+            if (IdSpace.SHA1.betweenRightClosed(from, IdSpace.SHA1.idOf(key), owner.node().id())) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
     /** Every reader sees each counter at the number of increments acknowledged. */
     private static void assertEveryIncrementSurvived(List<ChordDht> readers, Map<String, Integer> increments) {
         for (ChordDht reader : readers) {
@@ -232,13 +244,7 @@ class ChordRingTest {
         byId.sort(Comparator.comparing(n -> n.node().id()));
         ChordDht stalled = byId.get(2);
         BigInteger from = byId.get(1).node().id();
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; keys.size() < 5; i++) {
-            String key = "stalled-" + i;
-            if (IdSpace.SHA1.betweenRightClosed(from, IdSpace.SHA1.idOf(key), stalled.node().id())) {
-                keys.add(key);
-            }
-        }
+        List<String> keys = keysOwnedBy(stalled, from, "stalled", 5);
         List<ChordDht> entries = List.of(byId.get(0), byId.get(4));
         Instant expiry = Instant.now().plusSeconds(3600);
         Map<String, Integer> increments = new LinkedHashMap<>();
@@ -314,14 +320,7 @@ class ChordRingTest {
         List<ChordDht> byId = new ArrayList<>(ring.nodes());
         byId.sort(Comparator.comparing(n -> n.node().id()));
         ChordDht farther = byId.get(2);
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; keys.size() < 5; i++) {
-            String key = "farther-" + i;
-            if (IdSpace.SHA1.betweenRightClosed(byId.get(1).node().id(), IdSpace.SHA1.idOf(key),
-                    farther.node().id())) {
-                keys.add(key);
-            }
-        }
+        List<String> keys = keysOwnedBy(farther, byId.get(1).node().id(), "farther", 5);
         farther.stall(Duration.ofSeconds(6));
         byId.get(3).stall(Duration.ofSeconds(6));
         Instant expiry = Instant.now().plusSeconds(3600);
