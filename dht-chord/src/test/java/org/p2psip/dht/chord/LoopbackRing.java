@@ -77,6 +77,13 @@ final class LoopbackRing implements AutoCloseable {
         return nodes;
     }
 
+    /** The live nodes in ring order (by id), as a list of the caller's own. */
+    List<ChordDht> byId() {
+        List<ChordDht> sorted = new ArrayList<>(nodes);
+        sorted.sort(java.util.Comparator.comparing(n -> n.node().id()));
+        return sorted;
+    }
+
     void leave(ChordDht n) {
         nodes.remove(n);
         n.close();
