@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -136,11 +138,11 @@ final class OverlayNodes implements AutoCloseable {
      */
     String nodeOutput() {
         StringBuilder out = new StringBuilder();
-        java.nio.file.Path dir = java.nio.file.Path.of("target", "node-output", Long.toString(System.currentTimeMillis()));
+        Path dir = Path.of("target", "node-output", Long.toString(System.currentTimeMillis()));
         try {
-            java.nio.file.Files.createDirectories(dir);
+            Files.createDirectories(dir);
             for (Member m : started) {
-                java.nio.file.Files.write(dir.resolve("overlay-" + m.overlay() + ".log"), m.process().output());
+                Files.write(dir.resolve("overlay-" + m.overlay() + ".log"), m.process().output());
             }
             out.append("\nevery node's whole output: ").append(dir.toAbsolutePath());
         } catch (IOException e) {

@@ -106,8 +106,7 @@ final class ChordClient implements RingRpc {
 
     /** Pushes copies (newest wins at the receiver) and removals. */
     CompletableFuture<Void> replicate(NodeRef at, List<StoredEntry> entries, List<StoredEntry> removals) {
-        ChordWire.Out out = new ChordWire.Out().num(entries.size());
-        entries.forEach(out::entry);
+        ChordWire.Out out = new ChordWire.Out().entries(entries);
         out.num(removals.size());
         removals.forEach(r -> out.text(r.key()).num(r.version()));
         return call(at, ChordWire.REPLICATE, out).thenApply(in -> null);
@@ -119,8 +118,7 @@ final class ChordClient implements RingRpc {
      * predecessor on to that node, at most {@code hopsLeft} more times.
      */
     CompletableFuture<Void> handBack(NodeRef at, List<StoredEntry> entries, int hopsLeft) {
-        ChordWire.Out out = new ChordWire.Out().num(hopsLeft).num(entries.size());
-        entries.forEach(out::entry);
+        ChordWire.Out out = new ChordWire.Out().num(hopsLeft).entries(entries);
         return call(at, ChordWire.HAND_BACK, out).thenApply(in -> null);
     }
 

@@ -226,8 +226,7 @@ public final class ChordDht implements Dht {
             cutOff = false;
             heldAll = true;
         }
-        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()
-                && (!bootstrap.isEmpty() || !lastPeers.isEmpty())) {
+        if (onItsOwn() && (!bootstrap.isEmpty() || !lastPeers.isEmpty())) {
             // Alone although told of other members: every successor died at once (more than r - 1
             // adjacent failures, which Zave's model excludes), a partition cut this node off, or — most
             // often — a starved machine made them all look dead. Join again, through the successors it
@@ -284,12 +283,11 @@ public final class ChordDht implements Dht {
             return;
         }
         String now;
-        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()) {
+        if (onItsOwn()) {
             now = cutOff ? "nothing (cut off)" : "every key (alone)";
         } else {
-            Optional<NodeRef> pred = state.predecessor();
-            now = pred.isPresent() && confirmedBothWays() && servedFrom.equals(Optional.of(pred.get().id()))
-                    ? "(" + abbreviated(pred.get().id()) + ", " + abbreviated(state.self().id()) + "]"
+            now = servingOwnRange()
+                    ? "(" + abbreviated(servedFrom.get()) + ", " + abbreviated(state.self().id()) + "]"
                     : "nothing";
         }
         if (!now.equals(lastServing)) {
@@ -304,12 +302,24 @@ public final class ChordDht implements Dht {
      * by its ring state and has caught up on its range (or is alone).
      */
     private boolean serves(BigInteger id) {
-        if (state.successor().equals(state.self()) && state.predecessor().isEmpty()) {
+        if (onItsOwn()) {
             return !cutOff;
         }
+        return servingOwnRange() && state.owns(id);
+    }
+
+    /** No successor but itself and no predecessor: alone, or cut off from the ring. */
+    private boolean onItsOwn() {
+        return state.successor().equals(state.self()) && state.predecessor().isEmpty();
+    }
+
+    /**
+     * Whether this node serves {@code (predecessor, self]}: it has caught up
+     * on exactly that range and both neighbours confirm it.
+     */
+    private boolean servingOwnRange() {
         Optional<NodeRef> pred = state.predecessor();
-        return pred.isPresent() && confirmedBothWays() && servedFrom.equals(Optional.of(pred.get().id()))
-                && state.owns(id);
+        return pred.isPresent() && confirmedBothWays() && servedFrom.equals(Optional.of(pred.get().id()));
     }
 
     /**
@@ -488,8 +498,7 @@ public final class ChordDht implements Dht {
 
     /** While serving, the range served counts towards what this node holds whole. */
     private void widenHeld() {
-        Optional<NodeRef> pred = state.predecessor();
-        if (pred.isEmpty() || !confirmedBothWays() || !servedFrom.equals(Optional.of(pred.get().id()))) {
+        if (!servingOwnRange()) {
             return;
         }
         BigInteger from = servedFrom.get();
@@ -676,11 +685,7 @@ public final class ChordDht implements Dht {
                 yield onOwnerCompose(() -> applyRemove(key, expected)).thenApply(this::encodeWrite);
             }
             case ChordWire.REPLICATE -> {
-                List<StoredEntry> entries = new ArrayList<>();
-                long n = in.num();
-                for (long i = 0; i < n; i++) {
-                    entries.add(in.entry());
-                }
+                List<StoredEntry> entries = in.entries();
                 List<String> removedKeys = new ArrayList<>();
                 List<Long> removedVersions = new ArrayList<>();
                 long m = in.num();
@@ -698,11 +703,7 @@ public final class ChordDht implements Dht {
             }
             case ChordWire.HAND_BACK -> {
                 int hopsLeft = (int) Math.min(in.num(), HAND_BACK_HOPS);
-                List<StoredEntry> entries = new ArrayList<>();
-                long n = in.num();
-                for (long i = 0; i < n; i++) {
-                    entries.add(in.entry());
-                }
+                List<StoredEntry> entries = in.entries();
                 yield onOwner(() -> handedBack(entries, hopsLeft));
             }
             case ChordWire.OWNER_WRITE -> {
@@ -863,7 +864,9 @@ public final class ChordDht implements Dht {
             acks.add(removal ? replicateOne(pred.get(), written, true)
                     : client.handBack(pred.get(), List.of(written), HAND_BACK_HOPS).exceptionally(e -> null));
         }
-        LOG.trace("owner {} {} v{}", removal ? "removes" : "writes", written.key(), written.version());
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("owner {} {} v{}", removal ? "removes" : "writes", written.key(), written.version());
+        }
         return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new ChordClient.WriteAnswer(ChordWire.APPLIED, written.version()));
     }
@@ -900,7 +903,9 @@ public final class ChordDht implements Dht {
             return new ChordWire.Out().code(ChordWire.CONFLICT).entry(newer.get()).bytes();
         }
         keep(written, removal);
-        LOG.trace("fence takes {} v{} from {}", written.key(), written.version(), writer);
+        if (LOG.isTraceEnabled()) {
+            LOG.trace("fence takes {} v{} from {}", written.key(), written.version(), writer);
+        }
         return new ChordWire.Out().code(ChordWire.APPLIED).bytes();
     }
 

@@ -75,6 +75,13 @@ final class ChordWire {
         Out entry(StoredEntry e) {
             return text(e.key()).blob(e.value()).num(e.version()).num(e.expiresAt().toEpochMilli());
         }
+
+        /** A count, then each entry. */
+        Out entries(List<StoredEntry> list) {
+            num(list.size());
+            list.forEach(this::entry);
+            return this;
+        }
     }
 
     /** Payload reader; a malformed payload fails the request, never the node. */
@@ -113,6 +120,16 @@ final class ChordWire {
 
         StoredEntry entry() {
             return new StoredEntry(text(), blob(), num(), Instant.ofEpochMilli(num()));
+        }
+
+        /** A count, then each entry; a count beyond the payload fails on the first missing entry. */
+        List<StoredEntry> entries() {
+            long n = num();
+            List<StoredEntry> out = new ArrayList<>();
+            for (long i = 0; i < n; i++) {
+                out.add(entry());
+            }
+            return out;
         }
     }
 }
