@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -32,6 +33,11 @@ final class NodeProcess implements AutoCloseable {
 
     /** Starts {@code p2psip ARGS...}. */
     static NodeProcess start(String... args) throws IOException {
+        return start(Map.of(), args);
+    }
+
+    /** Starts {@code p2psip ARGS...} with {@code env} added to its environment (the cluster secret, ...). */
+    static NodeProcess start(Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms256m");
@@ -51,7 +57,9 @@ final class NodeProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(MAIN_CLASS);
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process p = builder.start();
         return new NodeProcess(p);
     }
 

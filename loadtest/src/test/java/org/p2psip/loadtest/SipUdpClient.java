@@ -19,6 +19,10 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.core.auth.DigestAlgorithm;
+import org.p2psip.core.auth.DigestCredentials;
+import org.p2psip.core.auth.DigestRules;
+
 /**
  * A minimal SIP UA over UDP for tests that need to see exact responses:
  * it sends REGISTERs and matches answers by Call-ID, retransmitting like a
@@ -38,6 +42,12 @@ final class SipUdpClient implements AutoCloseable {
 
     /** A REGISTER for {@code user@target}; {@code contact} null makes it a fetch. */
     String register(int targetPort, String user, String contact, String callId, long cseq, Integer expires) {
+        return register(targetPort, user, contact, callId, cseq, expires, null);
+    }
+
+    /** The same with an Authorization header value, if not null. */
+    String register(int targetPort, String user, String contact, String callId, long cseq, Integer expires,
+                    String authorization) {
         String target = "127.0.0.1:" + targetPort;
         StringBuilder b = new StringBuilder()
                 .append("REGISTER sip:").append(target).append(" SIP/2.0\r\n")
@@ -54,7 +64,43 @@ final class SipUdpClient implements AutoCloseable {
         if (expires != null) {
             b.append("Expires: ").append(expires).append("\r\n");
         }
+        if (authorization != null) {
+            b.append("Authorization: ").append(authorization).append("\r\n");
+        }
         return b.append("Content-Length: 0\r\n\r\n").toString();
+    }
+
+    /**
+     * A REGISTER as a phone with a password sends it: without credentials,
+     * then, on the 401, again with CSeq + 1 answering the first challenge
+     * (RFC 3261 §22.2). Returns the final answer to the second.
+     */
+    String registerWithPassword(int port, String user, String password, String contact, String callId, Integer expires)
+            throws IOException {
+        String challenge = exchange(port, register(port, user, contact, callId, 1, expires));
+        if (statusOf(challenge) != 401) {
+            return challenge;
+        }
+        String header = challenge.lines().filter(l -> l.regionMatches(true, 0, "WWW-Authenticate:", 0, 17))
+                .findFirst().orElseThrow(() -> new AssertionError("a 401 without a challenge:\n" + challenge));
+        return exchange(port, register(port, user, contact, callId, 2, expires,
+                answer(header.substring(17).trim(), user, password, "REGISTER", "sip:127.0.0.1:" + port)));
+    }
+
+    /** The Authorization value answering one {@code Digest ...} challenge with qop=auth, nc 1. */
+    static String answer(String challenge, String user, String password, String method, String uri) {
+        Map<String, String> p = new HashMap<>();
+        Matcher m = Pattern.compile("(\\w+)=(?:\"([^\"]*)\"|([^,\\s]+))").matcher(challenge);
+        while (m.find()) {
+            p.put(m.group(1).toLowerCase(java.util.Locale.ROOT), m.group(2) != null ? m.group(2) : m.group(3));
+        }
+        DigestAlgorithm a = DigestAlgorithm.byToken(p.getOrDefault("algorithm", "MD5")).orElseThrow();
+        DigestCredentials unsigned = new DigestCredentials(user, p.get("realm"), p.get("nonce"), uri, "", a.token(),
+                "0a4f113b", "auth", "00000001", "");
+        String response = DigestRules.expectedResponse(a, a.ha1(user, p.get("realm"), password), method, unsigned);
+        return "Digest username=\"" + user + "\", realm=\"" + p.get("realm") + "\", nonce=\"" + p.get("nonce")
+                + "\", uri=\"" + uri + "\", response=\"" + response + "\", algorithm=" + a.token()
+                + ", cnonce=\"0a4f113b\", qop=auth, nc=00000001";
     }
 
     /**
@@ -105,6 +151,37 @@ final class SipUdpClient implements AutoCloseable {
             throw new AssertionError("no final response to:\n" + request);
         }
         return answer;
+    }
+
+    /**
+     * One request over a TCP connection of its own, and the first final
+     * response on it: for answers that a node keeps short over UDP (an
+     * unauthenticated REGISTER query lists only what fits in a few times
+     * the request's size).
+     */
+    String exchangeOverTcp(int port, String request) throws IOException {
+        String text = request.replaceFirst("SIP/2\\.0/UDP ", "SIP/2.0/TCP ");
+        try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+            java.io.InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+            while (true) {
+                StringBuilder head = new StringBuilder();
+                while (!head.toString().endsWith("\r\n\r\n")) {
+                    int c = in.read();
+                    if (c < 0) {
+                        throw new AssertionError("connection closed before a final response to:\n" + request);
+                    }
+                    head.append((char) c);
+                }
+                Matcher length = Pattern.compile("(?im)^(?:Content-Length|l)\\s*:\\s*(\\d+)").matcher(head);
+                int bodyLength = length.find() ? Integer.parseInt(length.group(1)) : 0;
+                String body = new String(in.readNBytes(bodyLength), StandardCharsets.UTF_8);
+                if (statusOf(head.toString()) >= 200) {
+                    return head + body;
+                }
+            }
+        }
     }
 
     /**

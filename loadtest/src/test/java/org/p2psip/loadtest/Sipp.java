@@ -93,6 +93,21 @@ final class Sipp {
                 "-rsa", sendTo, aorHostPort);
     }
 
+    /**
+     * Registers {@code sip:USER@TARGET} with the contact
+     * {@code sip:USER@CONTACT_HOST_PORT} and {@code password}: one run of
+     * {@code sipp/register-auth.xml}, answering the registrar's challenge.
+     */
+    static Result registerOneWithPassword(Path workDir, String user, String password, String contactHostPort,
+                                          String target) throws IOException, InterruptedException {
+        Path csv = Files.createTempFile(workDir, "one-user", ".csv");
+        Files.write(csv, List.of("SEQUENTIAL", user + ";" + contactHostPort + ";" + password), StandardCharsets.ISO_8859_1);
+        return run(workDir, Duration.ofSeconds(30),
+                "-sf", Path.of("sipp", "register-auth.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
+                "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-i", "127.0.0.1",
+                "-p", Integer.toString(FreePort.udpAndTcp()), target);
+    }
+
     private static OptionalLong last(Pattern pattern, String text) {
         Matcher m = pattern.matcher(text);
         OptionalLong found = OptionalLong.empty();

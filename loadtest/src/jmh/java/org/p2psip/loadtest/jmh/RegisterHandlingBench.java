@@ -20,6 +20,7 @@ import org.p2psip.core.location.BindingCodec;
 import org.p2psip.core.location.BindingSet;
 import org.p2psip.core.location.RegisterOutcome;
 import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.location.RegistrarRules;
 import org.p2psip.core.net.HostPort;
@@ -43,6 +44,8 @@ public class RegisterHandlingBench {
 
     private static final HostPort SOURCE = new HostPort("192.0.2.10", 5060);
 
+    private static final ServedDomains DOMAINS = ServedDomains.of("bench.example.com");
+
     private byte[] wire;
     private Request parsed;
     private RegisterRequest request;
@@ -63,7 +66,7 @@ public class RegisterHandlingBench {
                 + "User-Agent: bench\r\n"
                 + "Content-Length: 0\r\n\r\n").getBytes(StandardCharsets.UTF_8);
         parsed = parse();
-        request = RegisterTranslation.translate(parsed, SOURCE);
+        request = RegisterTranslation.translate(parsed, SOURCE, DOMAINS);
         now = Instant.now();
         // The AOR already has this contact (an earlier CSeq) and a second device: a refresh, the common case.
         RegisterRequest first = new RegisterRequest(request.aor(), request.contacts(), request.expires(),
@@ -96,7 +99,7 @@ public class RegisterHandlingBench {
     /** The parsed message becomes the registrar's request. */
     @Benchmark
     public RegisterRequest translate() throws Exception {
-        return RegisterTranslation.translate(parsed, SOURCE);
+        return RegisterTranslation.translate(parsed, SOURCE, DOMAINS);
     }
 
     /** The §10.3 rules applied to the decoded stored set. */
@@ -114,7 +117,7 @@ public class RegisterHandlingBench {
     /** Everything a node does with a REGISTER besides I/O: parse, translate, decode, apply, encode. */
     @Benchmark
     public byte[] parseAndHandle() throws Exception {
-        RegisterRequest r = RegisterTranslation.translate(parse(), SOURCE);
+        RegisterRequest r = RegisterTranslation.translate(parse(), SOURCE, DOMAINS);
         return BindingCodec.encode(accepted(RegistrarRules.apply(r, BindingCodec.decode(stored),
                 RegistrarPolicy.DEFAULT, now)));
     }

@@ -15,7 +15,9 @@ import java.util.function.Supplier;
  * Contact, the route set its Record-Route in reverse order, so ACK and BYE
  * pass every proxy that asked to stay in the path; the next hop is the
  * first route, or the remote target when there is none (§12.2.1.1 with
- * loose routing).
+ * loose routing). When the lane authenticates, the INVITE carries the
+ * caller's Proxy-Authorization, and a 407 (which the transaction ACKs) is
+ * answered once with a new INVITE, CSeq one higher (RFC 3261 §22.3).
  */
 final class CallFlow implements Flow {
 
@@ -30,6 +32,8 @@ final class CallFlow implements Flow {
     private String inviteFrom;
     private Outgoing ack;
     private Phase phase = Phase.INVITING;
+    private long cseq = 1;
+    private boolean answeredChallenge;
 
     CallFlow(FlowContext context, Supplier<String> branches, String caller, String callee, String callId) {
         this.context = context;
@@ -41,10 +45,16 @@ final class CallFlow implements Flow {
 
     @Override
     public Outgoing start() {
-        String branch = branches.get();
-        byte[] invite = SipRequests.initial(context, "INVITE", branch, caller, callee, callId, null, null);
         inviteUri = "sip:" + callee + "@" + context.domain();
         inviteFrom = "<sip:" + caller + "@" + context.domain() + ">;tag=" + SipRequests.tag(context, callId);
+        DigestSession digest = context.digest();
+        return invite(digest != null && digest.ready() ? digest.authorize(caller, "INVITE", inviteUri) : null);
+    }
+
+    private Outgoing invite(String proxyAuthorization) {
+        String branch = branches.get();
+        byte[] invite = SipRequests.initial(context, "INVITE", branch, caller, callee, callId, cseq, proxyAuthorization,
+                null, null);
         return new Outgoing("INVITE", branch, invite, null);
     }
 
@@ -58,6 +68,12 @@ final class CallFlow implements Flow {
     public Step onFinal(SipMessage response) {
         int status = response.status();
         if (phase == Phase.INVITING) {
+            DigestSession digest = context.digest();
+            if (status == 407 && digest != null && !answeredChallenge && digest.learn(response.challenges())) {
+                answeredChallenge = true;
+                cseq++;
+                return new Step.Continue(List.of(), invite(digest.authorize(caller, "INVITE", inviteUri)));
+            }
             if (status < 200 || status >= 300) {
                 phase = Phase.ENDED;
                 return new Step.Failed(Integer.toString(status));

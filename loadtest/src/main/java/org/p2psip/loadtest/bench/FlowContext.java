@@ -14,9 +14,24 @@ import java.net.InetSocketAddress;
  * @param callees    how many AORs the UAS registered (call and message pick one of them per request)
  * @param expires    Expires of a REGISTER, in seconds
  * @param lane       this lane's number, part of every branch
+ * @param digest     the lane's digest state, or null when the generator does not authenticate
+ * @param users      with {@code digest}: how many bench users flows cycle through
  */
 public record FlowContext(String runTag, String domain, String transport, String sentBy, String userPrefix,
-                          String calleePrefix, int callees, int expires, int lane) {
+                          String calleePrefix, int callees, int expires, int lane, DigestSession digest, int users) {
+
+    /**
+     * The user flow {@code index} acts as: a new AOR per flow without
+     * authentication, else one of the provisioned bench users.
+     */
+    public String user(long index) {
+        return digest == null ? userPrefix + index : BenchAuth.USER_PREFIX + Math.floorMod(index, (long) users);
+    }
+
+    /** The Request-URI of a REGISTER, which is also its digest-uri. */
+    String registrarUri() {
+        return "sip:" + domain;
+    }
 
     /** The {@code ;transport=} URI parameter for this transport, if one is needed (UDP is the default). */
     public String uriTransport() {

@@ -42,15 +42,17 @@ public final class LoadRun implements AutoCloseable {
     private final LoadSpec spec;
     private final EventLoopGroup group;
     private final List<Lane> lanes;
+    private final List<DigestSession> digests;
     private final BuiltInUas uas;
     private final String calleePrefix;
     private final LongAdder dropped;
 
-    private LoadRun(LoadSpec spec, EventLoopGroup group, List<Lane> lanes, BuiltInUas uas,
+    private LoadRun(LoadSpec spec, EventLoopGroup group, List<Lane> lanes, List<DigestSession> digests, BuiltInUas uas,
                     String calleePrefix, LongAdder dropped) {
         this.spec = spec;
         this.group = group;
         this.lanes = lanes;
+        this.digests = digests;
         this.uas = uas;
         this.calleePrefix = calleePrefix;
         this.dropped = dropped;
@@ -73,24 +75,33 @@ public final class LoadRun implements AutoCloseable {
         return open(spec, Progress.NONE);
     }
 
-    /** Sets up lanes and UAS, reporting the progress of the UAS's registrations. */
+    /**
+     * Sets up lanes and UAS, reporting the progress of the UAS's
+     * registrations; with authentication, first provisions the bench users
+     * when the spec names admin endpoints.
+     */
     public static LoadRun open(LoadSpec spec, Progress progress) {
         InetSocketAddress target = Sockets.resolve(spec.target().host(), spec.target().port());
         InetAddress local = Sockets.local(spec.localHost(), target);
+        if (spec.auth().required() && !spec.auth().admin().isEmpty()) {
+            BenchUsers.provision(spec);
+        }
         EventLoopGroup group = new NioEventLoopGroup(spec.threads());
         List<Lane> lanes = new ArrayList<>();
+        List<DigestSession> digests = new ArrayList<>();
         BuiltInUas uas = null;
         LongAdder dropped = new LongAdder();
         LoadRun run = null;
         try {
             for (int i = 0; i < spec.threads(); i++) {
                 lanes.add(Lane.open(group.next(), spec.transport(), local, target, dropped));
+                digests.add(spec.auth().required() ? new DigestSession(spec.auth().password(), tag() + i) : null);
             }
-            String calleePrefix = "callee-" + tag() + "-";
+            String calleePrefix = spec.auth().required() ? BenchAuth.CALLEE_PREFIX : "callee-" + tag() + "-";
             if (spec.scenario().needsUas()) {
                 uas = BuiltInUas.start(local, 0, 1);
             }
-            run = new LoadRun(spec, group, lanes, uas, calleePrefix, dropped);
+            run = new LoadRun(spec, group, lanes, digests, uas, calleePrefix, dropped);
             if (uas != null) {
                 run.registerCallees(progress);
             }
@@ -205,8 +216,7 @@ public final class LoadRun implements AutoCloseable {
         // The contact's transport parameter tells the node how to reach the UAS.
         String contact = uas.hostPort() + (spec.effectiveUasTransport() == BenchTransport.TCP ? ";transport=tcp" : "");
         FlowFactory callees = (index, c, branches) -> {
-            String user = calleePrefix + index;
-            return new RegisterFlow(c, branches, user, RegisterFlow.callId(runTag, user), 1, contact);
+            return new RegisterFlow(c, branches, calleePrefix + index, RegisterFlow.callId(runTag, index), 1, contact);
         };
         LoadSpec setup = spec.withRate(spec.setupRate()).withCount(spec.aors()).withFirstIndex(0)
                 .withDuration(Duration.ofSeconds(Math.max(60, (long) (4 * spec.aors() / spec.setupRate()))));
@@ -225,7 +235,7 @@ public final class LoadRun implements AutoCloseable {
             Lane lane = lanes.get(i);
             long share = step.count() / n + (i < step.count() % n ? 1 : 0);
             FlowContext context = new FlowContext(runTag, step.effectiveDomain(), step.transport().name(),
-                    lane.sentBy(), userPrefix, calleePrefix, step.aors(), 3600, i);
+                    lane.sentBy(), userPrefix, calleePrefix, step.aors(), 3600, i, digests.get(i), step.auth().users());
             LaneStats laneStats = new LaneStats();
             stats.add(laneStats);
             long firstIndex = step.firstIndex() + i;

@@ -27,11 +27,12 @@ import org.p2psip.core.net.HostPort;
  * @param maxInFlight most flows open at once (per run, shared evenly by the lanes)
  * @param uasTransport transport the built-in UAS registers its contacts with, so the node reaches it over it;
  *                    null means {@code transport}
+ * @param auth        whether and as whom the generator authenticates
  */
 public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transport, double rate, long count,
                        Duration duration, int threads, int aors, double setupRate, long firstIndex,
                        String localHost, String domain, SipTimers timers, Duration drain, int maxInFlight,
-                       BenchTransport uasTransport) {
+                       BenchTransport uasTransport, BenchAuth auth) {
 
     /** The paper's registration test size. */
     public static final long DEFAULT_COUNT = 150_000;
@@ -42,6 +43,7 @@ public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transp
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(timers, "timers");
+        Objects.requireNonNull(auth, "auth");
         if (!(rate > 0)) {
             throw new IllegalArgumentException("rate must be more than 0");
         }
@@ -72,82 +74,87 @@ public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transp
     public static LoadSpec of(Scenario scenario, HostPort target) {
         return new LoadSpec(scenario, target, BenchTransport.UDP, 1000, DEFAULT_COUNT, Duration.ofMinutes(10),
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), 1000, 2000, 0, null, null,
-                SipTimers.RFC3261, null, 200_000, null);
+                SipTimers.RFC3261, null, 200_000, null, BenchAuth.NONE);
     }
 
     public LoadSpec withTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, t, rate, count, duration, threads, aors, setupRate, firstIndex, localHost,
-                domain, timers, drain, maxInFlight, uasTransport);
+                domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withRate(double r) {
         return new LoadSpec(scenario, target, transport, r, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withCount(long c) {
         return new LoadSpec(scenario, target, transport, rate, c, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withDuration(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, d, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withThreads(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, n, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withAors(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, n, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withSetupRate(double r) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, r, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withFirstIndex(long i) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, i,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withLocalHost(String h) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                h, domain, timers, drain, maxInFlight, uasTransport);
+                h, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withDomain(String d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, d, timers, drain, maxInFlight, uasTransport);
+                localHost, d, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withTimers(SipTimers t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, t, drain, maxInFlight, uasTransport);
+                localHost, domain, t, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withDrain(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, d, maxInFlight, uasTransport);
+                localHost, domain, timers, d, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withMaxInFlight(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, n, uasTransport);
+                localHost, domain, timers, drain, n, uasTransport, auth);
     }
 
     public LoadSpec withScenario(Scenario s) {
         return new LoadSpec(s, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
     }
 
     public LoadSpec withUasTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, t);
+                localHost, domain, timers, drain, maxInFlight, t, auth);
+    }
+
+    public LoadSpec withAuth(BenchAuth a) {
+        return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
+                localHost, domain, timers, drain, maxInFlight, uasTransport, a);
     }
 
     /** The transport of the UAS's contacts: {@link #uasTransport} or {@link #transport}. */

@@ -37,10 +37,11 @@ public enum Scenario {
 
     /** The measured flow number {@code index}. */
     Flow flow(long index, FlowContext c, Supplier<String> branches) {
-        String user = c.userPrefix() + index;
+        String user = c.user(index);
         return switch (this) {
-            case REGISTER -> new RegisterFlow(c, branches, user, RegisterFlow.callId(c.runTag(), user), 1, c.sentBy() + c.uriTransport());
-            case REREGISTER -> new RegisterFlow(c, branches, user, RegisterFlow.callId(c.runTag(), user), 2, c.sentBy() + c.uriTransport());
+            case REGISTER -> new RegisterFlow(c, branches, user, RegisterFlow.callId(c.runTag(), index), 1, c.sentBy() + c.uriTransport());
+            // The setup pass may have used CSeq 1 and 2 (a challenge answered); the refresh goes above both.
+            case REREGISTER -> new RegisterFlow(c, branches, user, RegisterFlow.callId(c.runTag(), index), 3, c.sentBy() + c.uriTransport());
             case CALL -> new CallFlow(c, branches, user, callee(index, c), c.runTag() + "-call-" + index);
             case MESSAGE -> new MessageFlow(c, branches, user, callee(index, c), c.runTag() + "-msg-" + index);
         };
@@ -51,8 +52,8 @@ public enum Scenario {
         if (this != REREGISTER) {
             return null;
         }
-        String user = c.userPrefix() + index;
-        return new RegisterFlow(c, branches, user, RegisterFlow.callId(c.runTag(), user), 1, c.sentBy() + c.uriTransport());
+        return new RegisterFlow(c, branches, c.user(index), RegisterFlow.callId(c.runTag(), index), 1,
+                c.sentBy() + c.uriTransport());
     }
 
     /**

@@ -2,6 +2,9 @@ package org.p2psip.loadtest.bench;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import org.p2psip.core.net.HostPort;
@@ -116,6 +119,26 @@ final class ScenarioCommand implements Callable<Integer> {
                     + "counts as failed (in-flight-limit). Default: ${DEFAULT-VALUE}.")
     int maxInFlight;
 
+    @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            description = "required: act as the target's users bench0..bench<N-1> (and benchcallee0.. for the "
+                    + "built-in UAS), answering 401/407 digest challenges and then sending credentials with every "
+                    + "request, the nonce count going up as a phone's does; none: for a target running --auth none. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String auth;
+
+    @Option(names = "--users", paramLabel = "N",
+            description = "With --auth required: how many bench users flows cycle through. Default: ${DEFAULT-VALUE}.")
+    int users = BenchAuth.DEFAULT_USERS;
+
+    @Option(names = "--password", paramLabel = "PASSWORD",
+            description = "With --auth required: the bench users' password. Default: ${DEFAULT-VALUE}.")
+    String password = BenchAuth.DEFAULT_PASSWORD;
+
+    @Option(names = "--admin", paramLabel = "HOST:PORT", split = ",", converter = TargetConverter.class,
+            description = "With --auth required: provision the bench users through these admin endpoints before "
+                    + "the run (the cluster secret comes from P2PSIP_CLUSTER_SECRET). Without it they must exist.")
+    List<HostPort> admin = new ArrayList<>();
+
     @Option(names = "--json", description = "Print one JSON object instead of the summary line.")
     boolean json;
 
@@ -180,6 +203,8 @@ final class ScenarioCommand implements Callable<Integer> {
         require(setupRate > 0, "--setup-rate must be more than 0");
         require(t1Millis >= 1, "--t1-ms must be at least 1");
         require(maxInFlight >= 1, "--max-in-flight must be at least 1");
+        require(users >= 1, "--users must be at least 1");
+        BenchAuth benchAuth = benchAuth();
         long n = count != null ? count : maxRate ? 2_000_000 : LoadSpec.DEFAULT_COUNT;
         long seconds = durationSeconds != null ? durationSeconds : maxRate ? 300 : 600;
         return LoadSpec.of(scenario, target)
@@ -187,7 +212,27 @@ final class ScenarioCommand implements Callable<Integer> {
                 .withUasTransport(uasTransport == null ? null : transport(uasTransport, "--uas-transport"))
                 .withRate(rate != null ? rate : 1000).withCount(n).withDuration(Duration.ofSeconds(seconds))
                 .withThreads(threads).withAors(aors).withSetupRate(setupRate).withLocalHost(local).withDomain(domain)
-                .withTimers(SipTimers.RFC3261.withT1(Duration.ofMillis(t1Millis))).withMaxInFlight(maxInFlight);
+                .withTimers(SipTimers.RFC3261.withT1(Duration.ofMillis(t1Millis))).withMaxInFlight(maxInFlight)
+                .withAuth(benchAuth);
+    }
+
+    private BenchAuth benchAuth() {
+        switch (auth.toLowerCase(java.util.Locale.ROOT)) {
+            case "none" -> {
+                return BenchAuth.NONE;
+            }
+            case "required" -> {
+                Optional<String> secret = Optional.ofNullable(System.getenv("P2PSIP_CLUSTER_SECRET"))
+                        .or(() -> Optional.ofNullable(System.getenv("P2PSIP_OVERLAY_SECRET")))
+                        .filter(s -> !s.isEmpty());
+                require(admin.isEmpty() || secret.isPresent(),
+                        "--admin needs the cluster secret in P2PSIP_CLUSTER_SECRET");
+                require(!password.isEmpty(), "--password must not be empty");
+                return BenchAuth.digest(users, password, admin, secret);
+            }
+            default -> throw new ParameterException(spec.commandLine(),
+                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
+        }
     }
 
     private BenchTransport transport(String value, String flag) {

@@ -26,10 +26,11 @@ import java.util.Locale;
  * @param contactUri   the first Contact's URI (without angle brackets), or null
  * @param recordRoutes every Record-Route value, top first, one entry per route
  * @param body         the message body (empty when none)
+ * @param challenges   every WWW-Authenticate and Proxy-Authenticate value, in order, each whole
  */
 public record SipMessage(boolean request, String method, String requestUri, int status, String callId, long cseq,
                          List<String> vias, String from, String to, String toTag, String contactUri,
-                         List<String> recordRoutes, byte[] body) {
+                         List<String> recordRoutes, byte[] body, List<String> challenges) {
 
     /** The branch parameter of the top Via, which names the transaction (§17.1.3), or null. */
     public String topBranch() {
@@ -83,6 +84,7 @@ public record SipMessage(boolean request, String method, String requestUri, int 
         String contact = null;
         List<String> vias = new ArrayList<>(4);
         List<String> recordRoutes = new ArrayList<>(2);
+        List<String> challenges = new ArrayList<>(0);
         for (int i = 1; i < lines.size(); i++) {
             String line = lines.get(i);
             int colon = line.indexOf(':');
@@ -98,6 +100,7 @@ public record SipMessage(boolean request, String method, String requestUri, int 
                 case "to", "t" -> to = value;
                 case "via", "v" -> vias.addAll(splitList(value));
                 case "record-route" -> recordRoutes.addAll(splitList(value));
+                case "www-authenticate", "proxy-authenticate" -> challenges.add(value);
                 case "contact", "m" -> {
                     if (contact == null) {
                         contact = value;
@@ -124,7 +127,7 @@ public record SipMessage(boolean request, String method, String requestUri, int 
                 : java.util.Arrays.copyOfRange(bytes, bodyStart, bytes.length);
         return new SipMessage(request, method, requestUri, status, callId, cseq, List.copyOf(vias), from, to,
                 to == null ? null : param(to, "tag"), contact == null ? null : uriOf(contact),
-                List.copyOf(recordRoutes), body);
+                List.copyOf(recordRoutes), body, List.copyOf(challenges));
     }
 
     /** The URI inside a name-addr ({@code "Bob" <sip:b@h>;tag=x}) or an addr-spec ({@code sip:b@h}). */

@@ -19,9 +19,11 @@ final class SipRequests {
     /**
      * A REGISTER binding {@code sip:user@domain} to {@code sip:user@CONTACT} (§10.2).
      *
-     * @param contact host:port and any URI parameters of the contact
+     * @param contact       host:port and any URI parameters of the contact
+     * @param authorization the Authorization value (§22.2), or null
      */
-    static byte[] register(FlowContext c, String branch, String user, String callId, long cseq, String contact) {
+    static byte[] register(FlowContext c, String branch, String user, String callId, long cseq, String contact,
+                           String authorization) {
         StringBuilder b = new StringBuilder(420);
         b.append("REGISTER sip:").append(c.domain()).append(" SIP/2.0\r\n");
         via(b, c, branch);
@@ -32,14 +34,21 @@ final class SipRequests {
         b.append("CSeq: ").append(cseq).append(" REGISTER\r\n");
         b.append("Contact: <sip:").append(user).append('@').append(contact).append(">\r\n");
         b.append("Expires: ").append(c.expires()).append("\r\n");
+        if (authorization != null) {
+            b.append("Authorization: ").append(authorization).append("\r\n");
+        }
         b.append("User-Agent: ").append(USER_AGENT).append("\r\n");
         b.append("Content-Length: 0\r\n\r\n");
         return bytes(b);
     }
 
-    /** An out-of-dialog request from {@code caller} to {@code sip:callee@domain} (INVITE, MESSAGE). */
+    /**
+     * An out-of-dialog request from {@code caller} to {@code sip:callee@domain} (INVITE, MESSAGE).
+     *
+     * @param proxyAuthorization the Proxy-Authorization value (§22.3), or null
+     */
     static byte[] initial(FlowContext c, String method, String branch, String caller, String callee, String callId,
-                          String contentType, String body) {
+                          long cseq, String proxyAuthorization, String contentType, String body) {
         StringBuilder b = new StringBuilder(480);
         b.append(method).append(" sip:").append(callee).append('@').append(c.domain()).append(" SIP/2.0\r\n");
         via(b, c, branch);
@@ -47,7 +56,10 @@ final class SipRequests {
         b.append("From: <sip:").append(caller).append('@').append(c.domain()).append(">;tag=").append(tag(c, callId)).append("\r\n");
         b.append("To: <sip:").append(callee).append('@').append(c.domain()).append(">\r\n");
         b.append("Call-ID: ").append(callId).append("\r\n");
-        b.append("CSeq: 1 ").append(method).append("\r\n");
+        b.append("CSeq: ").append(cseq).append(' ').append(method).append("\r\n");
+        if (proxyAuthorization != null) {
+            b.append("Proxy-Authorization: ").append(proxyAuthorization).append("\r\n");
+        }
         if ("INVITE".equals(method)) {
             b.append("Contact: <sip:").append(caller).append('@').append(c.sentBy()).append(c.uriTransport()).append(">\r\n");
         }

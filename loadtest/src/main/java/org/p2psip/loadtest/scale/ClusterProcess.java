@@ -13,6 +13,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,13 +51,17 @@ final class ClusterProcess implements AutoCloseable {
 
     private final Process process;
     private final HostPort balancer;
+    private final List<HostPort> admins;
+    private final Optional<String> secret;
     private final Deque<String> lastLines = new ArrayDeque<>();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ClusterProcess(Process process, HostPort balancer, Path log) {
+    private ClusterProcess(Process process, HostPort balancer, List<HostPort> admins, Optional<String> secret, Path log) {
         this.process = process;
         this.balancer = balancer;
+        this.admins = List.copyOf(admins);
+        this.secret = secret;
         Thread pump = new Thread(() -> pump(log), "scale-cluster-output-" + process.pid());
         pump.setDaemon(true);
         pump.start();
@@ -65,9 +71,11 @@ final class ClusterProcess implements AutoCloseable {
      * Starts a cluster on free ports of 127.0.0.1 and waits for its ready
      * line. On any failure the process is stopped before this throws.
      *
-     * @param log where the cluster's and its nodes' output goes
+     * @param authRequired whether the nodes require digest authentication; they then serve admin
+     *                     endpoints with a secret of this run's own, for the generator to provision its users
+     * @param log          where the cluster's and its nodes' output goes
      */
-    static ClusterProcess start(String dht, int nodes, int replicas, Duration timeout, Path log)
+    static ClusterProcess start(String dht, int nodes, int replicas, boolean authRequired, Duration timeout, Path log)
             throws ClusterStartException {
         int sipBase = LocalPorts.consecutive(nodes + 1, 0, 0);
         int overlayBase = LocalPorts.consecutive(nodes, sipBase, sipBase + nodes + 1);
@@ -76,13 +84,28 @@ final class ClusterProcess implements AutoCloseable {
         command.addAll(List.of(MAIN_CLASS, "cluster", "--dht", dht, "--nodes", Integer.toString(nodes),
                 "--sip", lb.toString(), "--overlay-base", Integer.toString(overlayBase),
                 "--replicas", Integer.toString(Math.min(replicas, nodes))));
+        List<HostPort> admins = new ArrayList<>();
+        Optional<String> secret = Optional.empty();
+        if (authRequired) {
+            int adminBase = LocalPorts.consecutive(nodes, Math.min(sipBase, overlayBase),
+                    Math.max(sipBase + nodes + 1, overlayBase + nodes));
+            for (int i = 0; i < nodes; i++) {
+                admins.add(new HostPort("127.0.0.1", adminBase + i));
+            }
+            command.addAll(List.of("--auth", "required", "--admin-base", Integer.toString(adminBase)));
+            secret = Optional.of(UUID.randomUUID().toString());
+        } else {
+            command.addAll(List.of("--auth", "none", "--admin-base", "0"));
+        }
         Process p;
         try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            secret.ifPresent(s -> builder.environment().put("P2PSIP_CLUSTER_SECRET", s));
+            p = builder.start();
         } catch (IOException e) {
             throw new ClusterStartException("cannot start the cluster: " + e.getMessage());
         }
-        ClusterProcess cluster = new ClusterProcess(p, lb, log);
+        ClusterProcess cluster = new ClusterProcess(p, lb, admins, secret, log);
         try {
             cluster.ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return cluster;
@@ -103,6 +126,16 @@ final class ClusterProcess implements AutoCloseable {
     /** Where the balancer listens: the only address load goes to. */
     HostPort balancer() {
         return balancer;
+    }
+
+    /** The nodes' admin endpoints; empty when the cluster runs without authentication. */
+    List<HostPort> admins() {
+        return admins;
+    }
+
+    /** The secret those endpoints want. */
+    Optional<String> secret() {
+        return secret;
     }
 
     boolean isAlive() {

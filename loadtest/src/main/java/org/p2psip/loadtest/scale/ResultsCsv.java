@@ -10,7 +10,7 @@ import java.util.Locale;
 public final class ResultsCsv {
 
     /** The header, in column order. */
-    public static final List<String> COLUMNS = List.of("dht", "nodes", "scenario", "status", "max_rate",
+    public static final List<String> COLUMNS = List.of("dht", "auth", "nodes", "scenario", "status", "max_rate",
             "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
             "sipp_rate", "sipp_achieved", "sipp_agree", "note");
 
@@ -22,7 +22,7 @@ public final class ResultsCsv {
         StringBuilder b = new StringBuilder();
         b.append(String.join(",", COLUMNS)).append("\r\n");
         for (ScaleCell c : results.cells()) {
-            List<String> row = List.of(c.dht(), Integer.toString(c.nodes()), c.scenario(), c.status().label(),
+            List<String> row = List.of(c.dht(), c.auth(), Integer.toString(c.nodes()), c.scenario(), c.status().label(),
                     number(c.maxRate(), 0), number(c.achievedRate(), 1), number(c.successRatio(), 5),
                     number(c.p50Millis(), 3), number(c.p90Millis(), 3), number(c.p99Millis(), 3),
                     Integer.toString(c.steps()), c.stoppedBy(), number(c.loadAverage(), 2),

@@ -25,6 +25,7 @@ public final class ResultsJson {
         b.append("  \"java\": ").append(string(r.javaVersion())).append(",\n");
         b.append("  \"settings\": {")
                 .append("\"dht\": ").append(strings(s.dhts()))
+                .append(", \"auth\": ").append(strings(s.auths()))
                 .append(", \"nodes\": ").append(s.nodeCounts().stream().map(String::valueOf)
                         .collect(Collectors.joining(", ", "[", "]")))
                 .append(", \"scenario\": ").append(strings(s.scenarios().stream().map(x -> x.label()).toList()))
@@ -53,6 +54,7 @@ public final class ResultsJson {
     static String cell(ScaleCell c) {
         StringBuilder b = new StringBuilder(400);
         b.append("{\"dht\": ").append(string(c.dht()))
+                .append(", \"auth\": ").append(string(c.auth()))
                 .append(", \"nodes\": ").append(c.nodes())
                 .append(", \"scenario\": ").append(string(c.scenario()))
                 .append(", \"status\": ").append(string(c.status().label()))

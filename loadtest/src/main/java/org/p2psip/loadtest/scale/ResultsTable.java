@@ -50,7 +50,7 @@ public final class ResultsTable {
         b.append("\n| --- |");
         counts.forEach(n -> b.append(" ---: |"));
         b.append('\n');
-        for (String dht : r.dhts()) {
+        for (String dht : r.rows()) {
             b.append("| ").append(dht).append(" |");
             Optional<ScaleCell> one = r.cell(dht, 1, scenario).filter(ScaleCell::measured);
             for (int n : counts) {
@@ -72,7 +72,7 @@ public final class ResultsTable {
             if (!c.measured()) {
                 continue;
             }
-            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %.2f | %.2f | %.2f |\n", c.scenario(), c.dht(),
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %.2f | %.2f | %.2f |\n", c.scenario(), c.row(),
                     c.nodes(), grouped(c.maxRate()), c.p50Millis(), c.p90Millis(), c.p99Millis()));
         }
         return b.toString();
@@ -102,7 +102,7 @@ public final class ResultsTable {
     static List<String> notes(ScaleResults r) {
         List<String> notes = new ArrayList<>();
         for (ScaleCell c : r.cells()) {
-            String where = c.dht() + " x" + c.nodes() + " " + c.scenario();
+            String where = c.row() + " x" + c.nodes() + " " + c.scenario();
             if (!c.note().isEmpty()) {
                 notes.add(where + ": " + c.note());
             }

@@ -8,6 +8,7 @@ import java.util.Optional;
  * backend, node count and scenario.
  *
  * @param dht          backend name
+ * @param auth         the nodes' {@code --auth}: {@code required} (digest, the default) or {@code none}
  * @param nodes        node processes behind the balancer
  * @param scenario     scenario label ("register", "call")
  * @param status       {@link Status#OK}, {@link Status#SKIPPED} or {@link Status#FAILED}
@@ -24,7 +25,7 @@ import java.util.Optional;
  *                     a shared machine's noise, written next to the figure it disturbs
  * @param sipp         the SIPp cross-check, when one ran
  */
-public record ScaleCell(String dht, int nodes, String scenario, Status status, String note, double maxRate,
+public record ScaleCell(String dht, String auth, int nodes, String scenario, Status status, String note, double maxRate,
                         double achievedRate, double successRatio, double p50Millis, double p90Millis,
                         double p99Millis, int steps, String stoppedBy, double loadAverage,
                         Optional<SippCheck> sipp) {
@@ -46,6 +47,7 @@ public record ScaleCell(String dht, int nodes, String scenario, Status status, S
 
     public ScaleCell {
         Objects.requireNonNull(dht, "dht");
+        Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(scenario, "scenario");
         Objects.requireNonNull(status, "status");
         note = note == null ? "" : note;
@@ -53,21 +55,36 @@ public record ScaleCell(String dht, int nodes, String scenario, Status status, S
         sipp = sipp == null ? Optional.empty() : sipp;
     }
 
+    /** The nodes' {@code --auth} values, as the rows and files name them. */
+    public static final String AUTH_REQUIRED = "required";
+    public static final String AUTH_NONE = "none";
+
+    /** The table row this cell belongs to: the backend, marked when the nodes ran without authentication. */
+    public String row() {
+        return row(dht, auth);
+    }
+
+    /** The row of {@code dht} with the nodes' {@code --auth auth}. */
+    public static String row(String dht, String auth) {
+        return AUTH_NONE.equals(auth) ? dht + " (auth none)" : dht;
+    }
+
     /** A cell not run, and why. */
-    public static ScaleCell skipped(String dht, int nodes, String scenario, String why) {
-        return new ScaleCell(dht, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
+    public static ScaleCell skipped(String dht, String auth, int nodes, String scenario, String why) {
+        return new ScaleCell(dht, auth, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
                 Optional.empty());
     }
 
     /** A cell whose cluster or run failed. */
-    public static ScaleCell failed(String dht, int nodes, String scenario, String why, double loadAverage) {
-        return new ScaleCell(dht, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
+    public static ScaleCell failed(String dht, String auth, int nodes, String scenario, String why,
+                                   double loadAverage) {
+        return new ScaleCell(dht, auth, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
                 Optional.empty());
     }
 
     /** This cell with a SIPp cross-check attached. */
     public ScaleCell withSipp(SippCheck check) {
-        return new ScaleCell(dht, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
+        return new ScaleCell(dht, auth, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
                 p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check));
     }
 

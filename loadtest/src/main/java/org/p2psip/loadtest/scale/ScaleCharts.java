@@ -55,7 +55,7 @@ public final class ScaleCharts {
         chart.getStyler().setXAxisDecimalPattern("0");
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         boolean any = false;
-        for (String dht : r.dhts()) {
+        for (String dht : r.rows()) {
             List<Double> xs = new ArrayList<>();
             List<Double> ys = new ArrayList<>();
             for (int n : r.nodeCounts()) {
@@ -82,7 +82,7 @@ public final class ScaleCharts {
         List<Double> p50 = new ArrayList<>();
         List<Double> p90 = new ArrayList<>();
         List<Double> p99 = new ArrayList<>();
-        for (String dht : r.dhts()) {
+        for (String dht : r.rows()) {
             for (int n : r.nodeCounts()) {
                 r.cell(dht, n, scenario).filter(ScaleCell::measured).ifPresent(c -> {
                     labels.add(dht + " x" + n);

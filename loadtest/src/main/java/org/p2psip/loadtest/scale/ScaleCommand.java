@@ -98,6 +98,17 @@ public final class ScaleCommand implements Callable<Integer> {
             description = "call: AORs the built-in UAS registers first. Default: ${DEFAULT-VALUE}.")
     int aors = DEFAULTS.aors();
 
+    @Option(names = "--auth", split = ",", paramLabel = "required|none[,...]",
+            description = "The nodes' --auth, a row per backend for each: required (the generator provisions "
+                    + "--users users through the nodes' admin endpoints and answers their digest challenges, SHA-256 "
+                    + "first) and none. Default: required,none.")
+    List<String> auths;
+
+    @Option(names = "--users", paramLabel = "N",
+            description = "With --auth required: bench users provisioned on each cluster; flows cycle through them. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int users = DEFAULTS.users();
+
     @Option(names = "--cross-check-sipp",
             description = "After each register search, run SIPp against the same balancer at the rate found and "
                     + "report whether the two generators' achieved rates agree within 10 %%.")
@@ -173,9 +184,19 @@ public final class ScaleCommand implements Callable<Integer> {
         require(p99Bound > 0, "--p99-bound-ms must be more than 0");
         require(budgetSeconds >= stepSeconds, "--search-budget must be at least one step");
         require(aors >= 1, "--aors must be at least 1");
+        require(users >= 1, "--users must be at least 1");
+        List<String> modes = new ArrayList<>();
+        for (String a : auths == null ? DEFAULTS.auths() : auths) {
+            String m = a.strip().toLowerCase(Locale.ROOT);
+            require(m.equals(ScaleCell.AUTH_REQUIRED) || m.equals(ScaleCell.AUTH_NONE),
+                    "unknown --auth '" + a + "' (required, none)");
+            if (!modes.contains(m)) {
+                modes.add(m);
+            }
+        }
         return new ScaleSettings(backends, counts, chosen, out, replicas, threads, seconds(warmupSeconds), startRate,
                 growth, precision, maxSteps, seconds(stepSeconds), p99Bound, seconds(budgetSeconds), aors,
-                DEFAULTS.clusterStart(), crossCheckSipp);
+                DEFAULTS.clusterStart(), crossCheckSipp, modes, users);
     }
 
     private static Duration seconds(double s) {

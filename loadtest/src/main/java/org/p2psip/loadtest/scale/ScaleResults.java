@@ -25,15 +25,15 @@ public record ScaleResults(Instant startedAt, double seconds, int cores, String 
         cells = List.copyOf(cells);
     }
 
-    /** The cell for one backend, node count and scenario, if it is there. */
-    public Optional<ScaleCell> cell(String dht, int nodes, String scenario) {
-        return cells.stream().filter(c -> c.dht().equals(dht) && c.nodes() == nodes && c.scenario().equals(scenario))
+    /** The cell for one row ({@link ScaleCell#row}), node count and scenario, if it is there. */
+    public Optional<ScaleCell> cell(String row, int nodes, String scenario) {
+        return cells.stream().filter(c -> c.row().equals(row) && c.nodes() == nodes && c.scenario().equals(scenario))
                 .findFirst();
     }
 
-    /** Backends in first-seen order. */
-    public List<String> dhts() {
-        return cells.stream().map(ScaleCell::dht).distinct().toList();
+    /** Rows (backend, and whether authenticated) in first-seen order. */
+    public List<String> rows() {
+        return cells.stream().map(ScaleCell::row).distinct().toList();
     }
 
     /** Scenarios in first-seen order. */

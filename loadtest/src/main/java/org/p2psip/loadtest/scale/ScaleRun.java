@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.loadtest.bench.BenchAuth;
+import org.p2psip.loadtest.bench.BenchUsers;
 import org.p2psip.loadtest.bench.LoadReport;
 import org.p2psip.loadtest.bench.LoadRun;
 import org.p2psip.loadtest.bench.LoadSpec;
@@ -68,10 +70,12 @@ public final class ScaleRun {
         }, "p2psip-scale-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            for (String dht : settings.dhts()) {
-                for (int nodes : settings.nodeCounts()) {
-                    cells.addAll(cluster(dht, nodes));
-                    write(results(started, t0, cells));
+            for (String auth : settings.auths()) {
+                for (String dht : settings.dhts()) {
+                    for (int nodes : settings.nodeCounts()) {
+                        cells.addAll(cluster(dht, auth, nodes));
+                        write(results(started, t0, cells));
+                    }
                 }
             }
         } finally {
@@ -100,33 +104,35 @@ public final class ScaleRun {
         Files.writeString(out.resolve("results.md"), ResultsTable.render(r), StandardCharsets.UTF_8);
     }
 
-    /** Every scenario on one cluster of {@code nodes} nodes of {@code dht}. */
-    private List<ScaleCell> cluster(String dht, int nodes) {
+    /** Every scenario on one cluster of {@code nodes} nodes of {@code dht} running {@code --auth auth}. */
+    private List<ScaleCell> cluster(String dht, String auth, int nodes) {
         List<ScaleCell> cells = new ArrayList<>();
+        String row = ScaleCell.row(dht, auth);
         if ("local".equals(dht) && nodes > 1) {
             for (Scenario s : settings.scenarios()) {
-                cells.add(ScaleCell.skipped(dht, nodes, s.label(),
+                cells.add(ScaleCell.skipped(dht, auth, nodes, s.label(),
                         "local keeps registrations inside one node: measured with 1 node only"));
             }
             if (nodes == firstMultiNodeCount()) {
-                say("%s x%d: skipped (the local backend runs with one node only)", dht, nodes);
+                say("%s x%d: skipped (the local backend runs with one node only)", row, nodes);
             }
             return cells;
         }
-        say("%s x%d: starting the cluster", dht, nodes);
+        boolean authRequired = ScaleCell.AUTH_REQUIRED.equals(auth);
+        say("%s x%d: starting the cluster", row, nodes);
         ClusterProcess cluster = null;
         String startNote = "";
         // Two tries: on a busy machine a member can miss its start timeout, or a port checked free be taken.
         for (int attempt = 1; cluster == null; attempt++) {
             try {
-                cluster = ClusterProcess.start(dht, nodes, settings.replicas(), settings.clusterStart(),
-                        settings.out().resolve("cluster-" + dht + "-" + nodes + (attempt > 1 ? "-" + attempt : "")
-                                + ".log"));
+                cluster = ClusterProcess.start(dht, nodes, settings.replicas(), authRequired, settings.clusterStart(),
+                        settings.out().resolve("cluster-" + dht + "-" + auth + "-" + nodes
+                                + (attempt > 1 ? "-" + attempt : "") + ".log"));
             } catch (ClusterProcess.ClusterStartException e) {
-                say("%s x%d: %s", dht, nodes, e.getMessage());
+                say("%s x%d: %s", row, nodes, e.getMessage());
                 if (attempt >= 2) {
                     for (Scenario s : settings.scenarios()) {
-                        cells.add(ScaleCell.failed(dht, nodes, s.label(), e.getMessage(), loadAverage()));
+                        cells.add(ScaleCell.failed(dht, auth, nodes, s.label(), e.getMessage(), loadAverage()));
                     }
                     return cells;
                 }
@@ -135,15 +141,32 @@ public final class ScaleRun {
         }
         current.set(cluster);
         try {
+            BenchAuth benchAuth = BenchAuth.NONE;
+            if (authRequired) {
+                benchAuth = BenchAuth.digest(settings.users(), BenchAuth.DEFAULT_PASSWORD, List.of(), cluster.secret());
+                long p0 = System.nanoTime();
+                try {
+                    BenchUsers.provision(LoadSpec.of(Scenario.CALL, cluster.balancer()).withAors(settings.aors())
+                            .withAuth(BenchAuth.digest(settings.users(), BenchAuth.DEFAULT_PASSWORD, cluster.admins(),
+                                    cluster.secret())));
+                } catch (RuntimeException e) {
+                    for (Scenario s : settings.scenarios()) {
+                        cells.add(ScaleCell.failed(dht, auth, nodes, s.label(), e.getMessage(), loadAverage()));
+                    }
+                    return cells;
+                }
+                say("%s x%d: provisioned %,d users in %.1f s", row, nodes, settings.users() + settings.aors(),
+                        (System.nanoTime() - p0) / 1e9);
+            }
             boolean fresh = true;
             for (Scenario s : settings.scenarios()) {
-                ScaleCell cell = measure(dht, nodes, s, cluster, startNote, fresh ? nodes : 1);
+                ScaleCell cell = measure(dht, auth, nodes, s, cluster, benchAuth, startNote, fresh ? nodes : 1);
                 fresh = false;
-                if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured()) {
-                    say("%s x%d %s: SIPp cross-check at %.0f/s", dht, nodes, s.label(), cell.maxRate());
+                if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured() && !authRequired) {
+                    say("%s x%d %s: SIPp cross-check at %.0f/s", row, nodes, s.label(), cell.maxRate());
                     cell = cell.withSipp(SippCrossCheck.run(cluster.balancer(), cell.maxRate(), cell.achievedRate(),
                             settings.out().resolve("sipp-" + dht + "-" + nodes)));
-                    say("%s x%d %s: %s", dht, nodes, s.label(), ResultsTable.sippText(cell.sipp().orElseThrow()));
+                    say("%s x%d %s: %s", row, nodes, s.label(), ResultsTable.sippText(cell.sipp().orElseThrow()));
                 }
                 cells.add(cell);
             }
@@ -165,12 +188,13 @@ public final class ScaleRun {
      *                    each must get as much as a single node would; 1 once
      *                    an earlier scenario has warmed the cluster
      */
-    private ScaleCell measure(String dht, int nodes, Scenario scenario, ClusterProcess cluster, String startNote,
-                              int warmupShare) {
+    private ScaleCell measure(String dht, String auth, int nodes, Scenario scenario, ClusterProcess cluster,
+                              BenchAuth benchAuth, String startNote, int warmupShare) {
         double load = loadAverage();
         HostPort target = cluster.balancer();
+        String row = ScaleCell.row(dht, auth);
         LoadSpec base = LoadSpec.of(scenario, target).withThreads(settings.threads()).withAors(settings.aors())
-                .withCount(SEARCH_COUNT_BUDGET).withDuration(settings.searchBudget());
+                .withCount(SEARCH_COUNT_BUDGET).withDuration(settings.searchBudget()).withAuth(benchAuth);
         RateSearchSpec search = new RateSearchSpec(settings.startRate(), settings.growth(), settings.precision(),
                 settings.maxSteps(), settings.stepDuration(),
                 new MaxRateSearch.Criteria(MaxRateSearch.Criteria.DEFAULT.minSuccess(), settings.p99BoundMillis(),
@@ -181,16 +205,17 @@ public final class ScaleRun {
                 note = join(note, warmUp(run, base, settings.warmup().multipliedBy(warmupShare)));
             }
             if (!cluster.isAlive()) {
-                return ScaleCell.failed(dht, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(), load);
+                return ScaleCell.failed(dht, auth, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
+                        load);
             }
             MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE);
-            say("%s x%d %s: %s", dht, nodes, scenario.label(), m.summary());
+            say("%s x%d %s: %s", row, nodes, scenario.label(), m.summary());
             LoadReport best = m.best();
             if (best == null) {
                 String path = m.steps().stream().map(s -> String.format(Locale.ROOT, "%.0f/s: %.2f%% ok, p99 %.0f ms",
                         s.report().offeredRate(), 100 * s.report().successRatio(), s.report().p99Millis()))
                         .reduce((a, b) -> a + "; " + b).orElse("no step ran");
-                return new ScaleCell(dht, nodes, scenario.label(), ScaleCell.Status.OK,
+                return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK,
                         join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
                         load, java.util.Optional.empty());
             }
@@ -198,13 +223,13 @@ public final class ScaleRun {
             if (!limit.isEmpty()) {
                 note = join(note, limit);
             }
-            return new ScaleCell(dht, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
+            return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
                     best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
                     m.steps().size(), m.stoppedBy(), load, java.util.Optional.empty());
         } catch (RuntimeException e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage();
-            say("%s x%d %s: failed: %s", dht, nodes, scenario.label(), why);
-            return ScaleCell.failed(dht, nodes, scenario.label(), join(note, why), load);
+            say("%s x%d %s: failed: %s", row, nodes, scenario.label(), why);
+            return ScaleCell.failed(dht, auth, nodes, scenario.label(), join(note, why), load);
         }
     }
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
+import org.p2psip.loadtest.bench.BenchAuth;
 import org.p2psip.loadtest.bench.Scenario;
 
 /**
@@ -28,19 +29,30 @@ import org.p2psip.loadtest.bench.Scenario;
  * @param aors          AORs the built-in UAS registers for the call scenario
  * @param clusterStart  longest wait for a cluster's "ready" line
  * @param crossCheckSipp whether to run SIPp at the found register rate
+ * @param auths         the nodes' {@code --auth} values to measure, each a row per backend:
+ *                      {@code required} (the generator provisions users and authenticates with digest) and {@code none}
+ * @param users         with authentication, the bench users provisioned on each cluster
  */
 public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Scenario> scenarios, Path out,
                             int replicas, int threads, Duration warmup, double startRate, double growth,
                             double precision, int maxSteps, Duration stepDuration, double p99BoundMillis,
-                            Duration searchBudget, int aors, Duration clusterStart, boolean crossCheckSipp) {
+                            Duration searchBudget, int aors, Duration clusterStart, boolean crossCheckSipp,
+                            List<String> auths, int users) {
 
     public ScaleSettings {
         dhts = List.copyOf(dhts);
         nodeCounts = List.copyOf(nodeCounts);
         scenarios = List.copyOf(scenarios);
+        auths = List.copyOf(auths);
         Objects.requireNonNull(out, "out");
-        if (dhts.isEmpty() || nodeCounts.isEmpty() || scenarios.isEmpty()) {
-            throw new IllegalArgumentException("at least one backend, node count and scenario");
+        if (dhts.isEmpty() || nodeCounts.isEmpty() || scenarios.isEmpty() || auths.isEmpty()) {
+            throw new IllegalArgumentException("at least one backend, node count, scenario and auth mode");
+        }
+        if (auths.stream().anyMatch(a -> !ScaleCell.AUTH_REQUIRED.equals(a) && !ScaleCell.AUTH_NONE.equals(a))) {
+            throw new IllegalArgumentException("auth modes are required and none");
+        }
+        if (users < 1) {
+            throw new IllegalArgumentException("users must be at least 1");
         }
         if (nodeCounts.stream().anyMatch(n -> n < 1 || n > 64)) {
             throw new IllegalArgumentException("node counts must be between 1 and 64");
@@ -49,13 +61,14 @@ public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Sc
 
     /**
      * The defaults: every backend the scale table knows at 1, 2 and 4 nodes,
-     * register and call, short steps — a few minutes on a 2-core machine.
+     * register and call, short steps, with digest authentication and
+     * without — about twenty minutes on a 2-core machine.
      */
     public static ScaleSettings defaults(Path out) {
         return new ScaleSettings(List.of("local", "hazelcast", "chord", "kademlia"), List.of(1, 2, 4),
                 List.of(Scenario.REGISTER, Scenario.CALL), out, 1,
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), Duration.ofSeconds(4), 1000,
                 1.6, 0.10, 11, Duration.ofSeconds(2), 200, Duration.ofSeconds(30), 500, Duration.ofSeconds(120),
-                false);
+                false, List.of(ScaleCell.AUTH_REQUIRED, ScaleCell.AUTH_NONE), BenchAuth.DEFAULT_USERS);
     }
 }

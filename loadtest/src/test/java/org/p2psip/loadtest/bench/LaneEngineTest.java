@@ -18,7 +18,7 @@ class LaneEngineTest {
     private final List<Outgoing> wire = new ArrayList<>();
     private final LaneStats stats = new LaneStats();
     private final FlowContext context =
-            new FlowContext("run1", "127.0.0.1:5060", "UDP", "127.0.0.1:40000", "u", "callee", 10, 3600, 0);
+            new FlowContext("run1", "127.0.0.1:5060", "UDP", "127.0.0.1:40000", "u", "callee", 10, 3600, 0, null, 0);
 
     private LaneEngine engine(Scenario scenario, double rate, long count, boolean reliable) {
         return new LaneEngine(context, scenario::flow, 0, 1, new OpenLoopPacer(0, rate, count, 60_000 * MS), reliable,

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
+import org.p2psip.servlet.node.TrustSettings;
 
 /**
  * Every scenario against a real in-process front node (local backend,
@@ -26,7 +27,7 @@ class LoadRunNodeTest {
 
     @BeforeAll
     static void startNode() throws Exception {
-        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0)));
+        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0)).withTrust(TrustSettings.open("127.0.0.1")));
     }
 
     @AfterAll

@@ -17,7 +17,11 @@ import org.junit.jupiter.api.Test;
 class ResultsWritersTest {
 
     private static ScaleCell ok(String dht, int nodes, String scenario, double rate) {
-        return new ScaleCell(dht, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
+        return ok(dht, ScaleCell.AUTH_REQUIRED, nodes, scenario, rate);
+    }
+
+    private static ScaleCell ok(String dht, String auth, int nodes, String scenario, double rate) {
+        return new ScaleCell(dht, auth, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
                 6, "converged", 3.5, Optional.empty());
     }
 
@@ -25,12 +29,14 @@ class ResultsWritersTest {
         List<ScaleCell> cells = List.of(
                 ok("local", 1, "register", 8000).withSipp(SippCheck.judge(8000, 7920, 7600, 32000, 0)),
                 ok("local", 1, "call", 1200),
-                ScaleCell.skipped("local", 2, "register", "one node only"),
-                ScaleCell.skipped("local", 2, "call", "one node only"),
+                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, 2, "register", "one node only"),
+                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, 2, "call", "one node only"),
                 ok("hazelcast", 1, "register", 4000),
                 ok("hazelcast", 1, "call", 900),
                 ok("hazelcast", 2, "register", 3000),
-                ScaleCell.failed("hazelcast", 2, "call", "node 2 said \"port busy\", then\nexited", 7.25));
+                ScaleCell.failed("hazelcast", ScaleCell.AUTH_REQUIRED, 2, "call",
+                        "node 2 said \"port busy\", then\nexited", 7.25),
+                ok("hazelcast", ScaleCell.AUTH_NONE, 1, "register", 5000));
         return new ScaleResults(Instant.parse("2026-11-21T10:00:00Z"), 123.4, 2, "17.0.15",
                 ScaleSettings.defaults(Path.of("out")), cells);
     }
@@ -39,15 +45,16 @@ class ResultsWritersTest {
     void csvHasAHeaderAndOneRecordPerCellAndQuotesWhatNeedsIt() {
         List<List<String>> rows = Csv.parse(ResultsCsv.render(sample()));
         assertEquals(ResultsCsv.COLUMNS, rows.get(0));
-        assertEquals(1 + 8, rows.size());
+        assertEquals(1 + 9, rows.size());
         rows.forEach(r -> assertEquals(ResultsCsv.COLUMNS.size(), r.size(), r.toString()));
         List<String> first = rows.get(1);
-        assertEquals(List.of("local", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500", "4.250", "20.125",
-                "6", "converged", "3.50", "8000", "7600.0", "true", ""), first);
+        assertEquals(List.of("local", "required", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500", "4.250",
+                "20.125", "6", "converged", "3.50", "8000", "7600.0", "true", ""), first);
         List<String> failed = rows.get(8);
-        assertEquals("failed", failed.get(3));
-        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(16));
-        assertEquals("", rows.get(3).get(13), "no SIPp figures for a cell without a cross-check");
+        assertEquals("failed", failed.get(4));
+        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(17));
+        assertEquals("", rows.get(3).get(14), "no SIPp figures for a cell without a cross-check");
+        assertEquals("none", rows.get(9).get(1));
     }
 
     @Test
@@ -58,9 +65,10 @@ class ResultsWritersTest {
         assertEquals(2.0, doc.get("cores"));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> cells = (List<Map<String, Object>>) doc.get("cells");
-        assertEquals(8, cells.size());
+        assertEquals(9, cells.size());
         Map<String, Object> first = cells.get(0);
         assertEquals("local", first.get("dht"));
+        assertEquals("required", first.get("auth"));
         assertEquals(8000.0, first.get("max_rate"));
         assertEquals(Map.of("p50", 1.5, "p90", 4.25, "p99", 20.125), first.get("latency_ms"));
         @SuppressWarnings("unchecked")
@@ -91,7 +99,8 @@ class ResultsWritersTest {
         assertEquals("| --- | ---: | ---: |", lines.get(3));
         assertEquals("| local | 8,000 | — |", lines.get(4));
         assertEquals("| hazelcast | 4,000 | 3,000 (75 %) |", lines.get(5), "beyond one node: the share of one node's rate");
-        assertEquals(6, lines.size());
+        assertEquals("| hazelcast (auth none) | 5,000 |  |", lines.get(6), "without authentication: a row of its own");
+        assertEquals(7, lines.size());
         String call = ResultsTable.table(sample(), "call");
         assertTrue(call.contains("| hazelcast | 900 | failed |"), call);
         assertTrue(call.startsWith("### call — call attempts/s"), call);
@@ -109,7 +118,7 @@ class ResultsWritersTest {
 
     @Test
     void aCellWhereNoStepHeldSaysSo() {
-        ScaleCell none = new ScaleCell("chord", 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
+        ScaleCell none = new ScaleCell("chord", ScaleCell.AUTH_REQUIRED, 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
                 1, Optional.empty());
         assertEquals("none held", ResultsTable.cellText(Optional.of(none), Optional.empty()));
         assertFalse(none.measured());

@@ -49,29 +49,32 @@ class ScaleSmokeTest {
         cl.setErr(new PrintWriter(stderr));
         int code = cl.execute("--dht", "local", "--nodes", "1,2", "--scenario", "register", "--warmup", "0.5",
                 "--start-rate", "100", "--step-duration", "0.5", "--max-steps", "2", "--search-budget", "8",
-                "--out", out.toString());
+                "--users", "2000", "--out", out.toString());
         String log = stdout + "\n" + stderr;
         assertEquals(0, code, log);
 
         List<List<String>> csv = Csv.parse(Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8));
         assertEquals(ResultsCsv.COLUMNS, csv.get(0));
-        assertEquals(3, csv.size(), "header, local x1, local x2 (skipped): " + csv);
-        assertEquals(List.of("local", "1", "register", "ok"), csv.get(1).subList(0, 4), log);
-        assertEquals(List.of("local", "2", "register", "skipped"), csv.get(2).subList(0, 4));
+        assertEquals(5, csv.size(), "header, local x1, local x2 (skipped), with auth and without: " + csv);
+        assertEquals(List.of("local", "required", "1", "register", "ok"), csv.get(1).subList(0, 5), log);
+        assertEquals(List.of("local", "required", "2", "register", "skipped"), csv.get(2).subList(0, 5));
+        assertEquals(List.of("local", "none", "1", "register", "ok"), csv.get(3).subList(0, 5), log);
+        assertTrue(log.contains("provisioned 2,500 users"), "the generator's users are provisioned: " + log);
 
         @SuppressWarnings("unchecked")
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(
                 Files.readString(out.resolve("results.json"), StandardCharsets.UTF_8));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> cells = (List<Map<String, Object>>) json.get("cells");
-        assertEquals(2, cells.size());
+        assertEquals(4, cells.size());
         Map<String, Object> measured = cells.get(0);
         assertEquals("ok", measured.get("status"));
         double rate = (Double) measured.get("max_rate");
-        assertEquals(Double.parseDouble(csv.get(1).get(4)), rate, 0.5, "CSV and JSON tell the same rate");
+        assertEquals(Double.parseDouble(csv.get(1).get(5)), rate, 0.5, "CSV and JSON tell the same rate");
 
         String md = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| backend | 1 node | 2 nodes |"), md);
+        assertTrue(md.contains("| local (auth none) | "), md);
         assertTrue(md.contains("| local | " + ResultsTable.grouped(rate)) || rate == 0, md);
         assertTrue(stdout.toString().contains("### register"), "the table is printed too: " + stdout);
 
@@ -79,7 +82,7 @@ class ScaleSmokeTest {
         if (rate > 0) {
             assertPng(out.resolve("latency-register.png"));
         }
-        assertTrue(Files.size(out.resolve("cluster-local-1.log")) > 0, "the cluster's output is kept");
+        assertTrue(Files.size(out.resolve("cluster-local-required-1.log")) > 0, "the cluster's output is kept");
 
         // Tear-down is part of the job: no process the run started may outlive it.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

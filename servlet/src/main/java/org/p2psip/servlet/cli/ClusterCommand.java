@@ -25,7 +25,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.lb.BalancerSettings;
 import org.p2psip.servlet.lb.BalancerStartException;
@@ -94,16 +96,35 @@ final class ClusterCommand implements Callable<Integer> {
             description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
     int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
 
+    @Option(names = "--domain", paramLabel = "DOMAIN",
+            description = "A SIP domain the cluster serves, repeatable; the first is the default. The balancer's "
+                    + "and the nodes' addresses are aliases of it. Default: the host of --sip.")
+    List<String> domains = new ArrayList<>();
+
+    @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            description = "required: digest authentication of REGISTERs and of requests from local users; "
+                    + "none: anyone may register anything (closed test networks only). Default: ${DEFAULT-VALUE}.")
+    String auth;
+
+    @Option(names = "--digest-algorithms", paramLabel = "LIST", defaultValue = "SHA-256,SHA-512-256,MD5",
+            description = "Digest algorithms the nodes offer, most preferred first (MD5 alone for SIPp 3.6 and "
+                    + "baresip 1.x). Default: ${DEFAULT-VALUE}.")
+    String digestAlgorithms;
+
+    @Option(names = "--admin-base", paramLabel = "PORT",
+            description = "Admin endpoint port of the first node on the --sip host; the others take the following "
+                    + "ones. 'p2psip user ... --cluster HOST:PORT' manages users through any of them. 0 turns "
+                    + "the endpoints off. Default: ${DEFAULT-VALUE}.")
+    int adminBase = 8001;
+
     /** One node process and what it printed. */
-    private record Child(int number, HostPort sip, Optional<HostPort> overlay, Process process,
-                         List<String> output, CompletableFuture<Void> ready) {
+    private record Child(int number, HostPort sip, Optional<HostPort> overlay, Optional<HostPort> admin,
+                         Process process, List<String> output, CompletableFuture<Void> ready) {
     }
 
     private final List<Child> children = new CopyOnWriteArrayList<>();
     /** The cluster's own nodes share a secret nobody else knows unless the operator names one. */
-    private final String overlaySecret = Optional.ofNullable(System.getenv(NodeCommand.OVERLAY_SECRET_ENV))
-            .filter(s -> !s.isEmpty())
-            .orElseGet(ClusterCommand::randomSecret);
+    private final String clusterSecret = ClusterSecrets.resolve(null).orElseGet(ClusterCommand::randomSecret);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile SipBalancer balancer;
 
@@ -129,13 +150,18 @@ final class ClusterCommand implements Callable<Integer> {
             for (Child c : children) {
                 nodeAddresses.add(c.sip());
                 out.println("p2psip cluster: node " + c.number() + " pid " + c.process().pid() + " sip:" + c.sip()
-                        + c.overlay().map(o -> " overlay:" + o).orElse("") + " dht=" + dht + " replicas=" + replicas);
+                        + c.overlay().map(o -> " overlay:" + o).orElse("") + c.admin().map(a -> " admin:" + a).orElse("")
+                        + " dht=" + dht + " replicas=" + replicas);
             }
             balancer = SipBalancer.start(lbSettings);
             out.println("p2psip cluster: lb pid " + ProcessHandle.current().pid() + " sip:" + balancer.address()
                     + " (udp, tcp) policy=" + policy + " nodes=" + LbCommand.describe(nodeAddresses));
             out.println("p2psip cluster ready: " + nodeCount + " node" + (nodeCount == 1 ? "" : "s")
-                    + " behind sip:" + balancer.address());
+                    + " behind sip:" + balancer.address() + " domains=" + servedDomains() + " auth=" + auth);
+            if (adminBase != 0 && ClusterSecrets.resolve(null).isEmpty()) {
+                out.println("p2psip cluster: the nodes share a secret of their own; to manage users with "
+                        + "'p2psip user', start the cluster with " + ClusterSecrets.ENV + " set");
+            }
             out.flush();
             watchForExits(out);
         } catch (StartFailure | BalancerStartException e) {
@@ -176,6 +202,24 @@ final class ClusterCommand implements Callable<Integer> {
         if (replicas < 1) {
             throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
         }
+        if (!"required".equals(auth) && !"none".equals(auth)) {
+            throw new ParameterException(spec.commandLine(),
+                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
+        }
+        if ("none".equals(auth)) {
+            System.err.println("p2psip cluster: --auth none: anyone can register, remove or replace any binding; "
+                    + "use it on closed test networks only");
+        }
+        if (adminBase != 0 && (adminBase < 1 || adminBase + nodeCount - 1 > 65535)) {
+            throw new ParameterException(spec.commandLine(), "--admin-base must leave " + nodeCount
+                    + " ports within 1..65535, or be 0");
+        }
+        try {
+            DigestAlgorithm.parseList(digestAlgorithms);
+            servedDomains().forEach(ServedDomains::of);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         List<HostPort> nodes = new ArrayList<>();
         for (int i = 1; i <= nodeCount; i++) {
             nodes.add(nodeSip(i));
@@ -198,6 +242,28 @@ final class ClusterCommand implements Callable<Integer> {
         return new HostPort(sip.host(), sip.port() + number);
     }
 
+    private List<String> servedDomains() {
+        return domains.isEmpty() ? List.of(sip.host()) : domains;
+    }
+
+    private Optional<HostPort> nodeAdmin(int number) {
+        return adminBase == 0 ? Optional.empty() : Optional.of(new HostPort(sip.host(), adminBase + number - 1));
+    }
+
+    /** Every node learns the balancer's and the other nodes' addresses as aliases of the default domain. */
+    private List<String> trustFlags() {
+        List<String> flags = new ArrayList<>();
+        for (String d : servedDomains()) {
+            flags.addAll(List.of("--domain", d));
+        }
+        flags.addAll(List.of("--alias", sip.toString()));
+        for (int i = 1; i <= nodeCount; i++) {
+            flags.addAll(List.of("--alias", nodeSip(i).toString()));
+        }
+        flags.addAll(List.of("--auth", auth, "--digest-algorithms", digestAlgorithms));
+        return flags;
+    }
+
     private Optional<HostPort> nodeOverlay(int number) {
         return "local".equals(dht) ? Optional.empty() : Optional.of(new HostPort(sip.host(), overlayBase + number - 1));
     }
@@ -212,16 +278,21 @@ final class ClusterCommand implements Callable<Integer> {
         if (number > 1) {
             nodeOverlay(1).ifPresent(seed -> command.addAll(List.of("--bootstrap", seed.toString())));
         }
+        Optional<HostPort> admin = nodeAdmin(number);
+        admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
+        command.addAll(trustFlags());
         Process p;
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             // Through the environment, not argv, so the secret stays out of the process list.
-            builder.environment().put(NodeCommand.OVERLAY_SECRET_ENV, overlaySecret);
+            builder.environment().remove(ClusterSecrets.LEGACY_ENV);
+            builder.environment().put(ClusterSecrets.ENV, clusterSecret);
             p = builder.start();
         } catch (IOException e) {
             throw new StartFailure("cannot start node " + number + ": " + e.getMessage());
         }
-        Child child = new Child(number, nodeSip, overlay, p, new CopyOnWriteArrayList<>(), new CompletableFuture<>());
+        Child child = new Child(number, nodeSip, overlay, admin, p, new CopyOnWriteArrayList<>(),
+                new CompletableFuture<>());
         children.add(child);
         Thread pump = new Thread(() -> pump(child), "p2psip-cluster-node-" + number);
         pump.setDaemon(true);

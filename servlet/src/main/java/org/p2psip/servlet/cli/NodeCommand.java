@@ -1,20 +1,25 @@
 package org.p2psip.servlet.cli;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.RegistrarPolicy;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
+import org.p2psip.servlet.node.TrustSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +42,6 @@ final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.node");
 
-    /** Where {@code --overlay-secret} is read from when the flag is not given. */
-    static final String OVERLAY_SECRET_ENV = "P2PSIP_OVERLAY_SECRET";
 
     @Spec
     CommandSpec spec;
@@ -74,11 +77,53 @@ final class NodeCommand implements Callable<Integer> {
                     + "as a member, so the bindings live in a cluster you already run (hazelcast).")
     boolean dhtClient;
 
-    @Option(names = "--overlay-secret", paramLabel = "SECRET",
-            description = "Cluster secret that authenticates every overlay message (chord); a peer without it "
-                    + "can neither join nor read nor write. Prefer the environment variable "
-                    + OVERLAY_SECRET_ENV + ", which stays out of the process list.")
-    String overlaySecret;
+    @Option(names = {"--cluster-secret", "--overlay-secret"}, paramLabel = "SECRET",
+            description = "The secret the cluster's nodes share: it authenticates every overlay message (chord, "
+                    + "kademlia), signs the digest nonces and Record-Route tokens every node accepts, and "
+                    + "authenticates admin requests. Prefer the environment variable " + ClusterSecrets.ENV
+                    + " (or " + ClusterSecrets.LEGACY_ENV + "), which stays out of the process list.")
+    String clusterSecret;
+
+    @Option(names = "--domain", paramLabel = "DOMAIN",
+            description = "A SIP domain this node serves, repeatable; the first is the default, and the realm of "
+                    + "its users. Requests for other domains are relayed only for authenticated local users; "
+                    + "REGISTERs for them get 403. Default: the host of --sip.")
+    List<String> domains = new ArrayList<>();
+
+    @Option(names = "--alias", paramLabel = "HOST[:PORT]", converter = AliasConverter.class,
+            description = "Another address that means the default domain (the balancer's, the other nodes'), "
+                    + "repeatable; the node's own --sip address always does. Default port 5060.")
+    List<HostPort> aliases = new ArrayList<>();
+
+    @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            description = "required: REGISTERs and requests from local users must carry digest credentials "
+                    + "(401/407 until they do). none: anyone may register any AOR of a served domain; for "
+                    + "closed test networks only. Default: ${DEFAULT-VALUE}.")
+    String auth;
+
+    @Option(names = "--digest-algorithms", paramLabel = "LIST", defaultValue = "SHA-256,SHA-512-256,MD5",
+            description = "Digest algorithms offered, most preferred first. Clients that give up at the first "
+                    + "algorithm they do not know (SIPp 3.6, baresip 1.x) need MD5 alone. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String digestAlgorithms;
+
+    @Option(names = "--nonce-lifetime", paramLabel = "SECONDS", defaultValue = "300",
+            description = "How long a nonce is fresh; after it, a correct answer gets stale=true and a new "
+                    + "nonce. Default: ${DEFAULT-VALUE}.")
+    long nonceLifetimeSeconds;
+
+    @Option(names = "--max-branches", paramLabel = "N",
+            description = "Most targets one request is forked to. Default: ${DEFAULT-VALUE}.")
+    int maxBranches = TrustSettings.DEFAULT_MAX_BRANCHES;
+
+    @Option(names = "--max-branches-per-host", paramLabel = "N",
+            description = "Most of those at any one host. Default: ${DEFAULT-VALUE}.")
+    int maxBranchesPerHost = TrustSettings.DEFAULT_MAX_BRANCHES_PER_HOST;
+
+    @Option(names = "--admin", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Where to serve the admin endpoint ('p2psip user ... --cluster HOST:PORT'), "
+                    + "authenticated with the cluster secret. Default: none.")
+    HostPort admin;
 
     @Option(names = "--dht-option", paramLabel = "KEY=VALUE",
             description = "A backend-specific setting, repeatable; e.g. start-timeout-seconds=15 or any "
@@ -116,7 +161,9 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp) dht={}", node.sipAddress(), node.dhtName());
+        LOG.info("p2psip node listening on sip:{} (udp, tcp) dht={} domains={} auth={}{}", node.sipAddress(),
+                node.dhtName(), node.servedDomains().domains(), auth,
+                node.adminAddress().map(a -> " admin=" + a).orElse(""));
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -147,11 +194,39 @@ final class NodeCommand implements Callable<Integer> {
         if (dhtClient) {
             options.put("client", "true");
         }
-        String secret = overlaySecret != null ? overlaySecret : System.getenv(OVERLAY_SECRET_ENV);
-        if (secret != null && !secret.isEmpty()) {
-            options.put("overlay-secret", secret);
-        }
+        Optional<String> secret = ClusterSecrets.resolve(clusterSecret);
+        secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
-                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC());
+                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), trust(secret));
+    }
+
+    private TrustSettings trust(Optional<String> secret) {
+        boolean required = switch (auth.toLowerCase(Locale.ROOT)) {
+            case "required" -> true;
+            case "none" -> false;
+            default -> throw new ParameterException(spec.commandLine(),
+                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
+        };
+        if (!required) {
+            LOG.warn("--auth none: anyone can register, remove or replace any binding of a served domain; "
+                    + "use it on closed test networks only");
+        }
+        if (admin != null && secret.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--admin needs the cluster secret (--cluster-secret or "
+                    + ClusterSecrets.ENV + ") to authenticate admin requests");
+        }
+        try {
+            TrustSettings t = TrustSettings.DEFAULT.withDomains(domains).withAliases(aliases).withAuthRequired(required)
+                    .withAlgorithms(DigestAlgorithm.parseList(digestAlgorithms))
+                    .withNonceLifetime(Duration.ofSeconds(nonceLifetimeSeconds))
+                    .withBranchLimits(maxBranches, maxBranchesPerHost);
+            for (String d : domains) {
+                ServedDomains.of(d);
+            }
+            t = secret.map(t::withClusterSecret).orElse(t);
+            return admin == null ? t : t.withAdmin(admin);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 }

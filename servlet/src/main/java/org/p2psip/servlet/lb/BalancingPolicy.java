@@ -6,13 +6,19 @@ import java.util.stream.Collectors;
 
 /**
  * How the balancer picks a node for a request. Whatever the policy, ACK,
- * CANCEL and in-dialog requests are placed by a hash, never by turn, so
- * they meet the node that holds the INVITE's server transaction (RFC 3261
+ * CANCEL, retransmissions and in-dialog requests are placed by a hash, so
+ * they meet the node that holds their server transaction (RFC 3261
  * §9.2, §17.2.3).
  */
 public enum BalancingPolicy {
 
-    /** New requests take turns over the live nodes. Retransmissions may land on another node. */
+    /**
+     * Each new transaction to a node picked by hashing its top Via branch:
+     * transactions spread evenly over the live nodes with no affinity to
+     * their call or AOR (a REGISTER's challenge and its answer usually meet
+     * different nodes), while a transaction's retransmissions, CANCEL and
+     * non-2xx ACK meet one node.
+     */
     ROUND_ROBIN("round-robin"),
 
     /**

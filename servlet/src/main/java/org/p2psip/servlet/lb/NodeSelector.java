@@ -2,7 +2,6 @@ package org.p2psip.servlet.lb;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.p2psip.core.location.AddressOfRecord;
 
@@ -18,16 +17,21 @@ import org.p2psip.core.location.AddressOfRecord;
  *
  * <p>ACK and CANCEL must reach the node holding the INVITE server
  * transaction (RFC 3261 §17.2.3, §9.2), and in-dialog requests must reach a
- * live node: under {@code round-robin} they are therefore hashed by Call-ID,
- * and under {@code aor} by the same Request-URI as the INVITE they belong
- * to (§9.1 and §17.1.1.3 copy it), so they meet the same node as long as it
- * lives.
+ * live node. Under {@code round-robin} a request outside a dialog is
+ * therefore hashed by its transaction (the top Via's branch and sent-by,
+ * §17.2.3): new transactions spread evenly with no affinity to their call,
+ * while a retransmission, the CANCEL and the ACK for a non-2xx answer carry
+ * the same branch and meet the same node; in-dialog requests go by Call-ID.
+ * A balancer that counted turns would send a retransmission to another
+ * node, where an authenticated request that was already used counts as a
+ * replay. Under {@code aor} they are hashed by the same Request-URI as the
+ * INVITE they belong to (§9.1 and §17.1.1.3 copy it), so they meet the same
+ * node as long as it lives.
  */
 public final class NodeSelector {
 
     private final BalancingPolicy policy;
     private final NodeSet nodes;
-    private final AtomicInteger turn = new AtomicInteger();
 
     public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
         this.policy = policy;
@@ -48,12 +52,26 @@ public final class NodeSelector {
             case CALL_ID -> byHash(Fnv.hash(m.callId()), live);
             case AOR -> byHash(Fnv.hash(aorKey(m)), live);
             case ROUND_ROBIN -> {
-                if (m.toTag() != null || "ACK".equals(m.method()) || "CANCEL".equals(m.method())) {
+                if (m.toTag() != null) {
                     yield byHash(Fnv.hash(m.callId()), live);
                 }
-                yield live.get(Math.floorMod(turn.getAndIncrement(), live.size()));
+                yield byHash(Fnv.hash(transactionKey(m)), live);
             }
         });
+    }
+
+    /**
+     * What identifies the server transaction a request belongs to (RFC 3261
+     * §17.2.3): the top Via's branch and sent-by when the branch has the
+     * magic cookie, else (an RFC 2543 client) the Call-ID and CSeq number.
+     */
+    static String transactionKey(SipMessage m) {
+        TopVia via = m.topVia();
+        String branch = via == null ? null : via.branch();
+        if (branch != null && branch.startsWith("z9hG4bK")) {
+            return branch + "|" + via.host() + ":" + via.port();
+        }
+        return m.callId() + "|" + m.cseqNumber();
     }
 
     /**

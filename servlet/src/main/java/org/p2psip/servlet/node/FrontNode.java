@@ -1,7 +1,13 @@
 package org.p2psip.servlet.node;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -15,13 +21,21 @@ import javax.sip.IOExceptionEvent;
 import javax.sip.ListeningPoint;
 import javax.sip.SipProvider;
 
+import org.p2psip.core.auth.CredentialStore;
+import org.p2psip.core.auth.DialogTokens;
+import org.p2psip.core.auth.NonceCountStore;
+import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.location.LocationService;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.admin.AdminServer;
+import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.proxy.Proxy;
+import org.p2psip.servlet.proxy.ProxyTrust;
 import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
@@ -59,11 +73,16 @@ public final class FrontNode implements AutoCloseable {
     private final InputCounters counters;
     private final String stackName;
     private final ExecutorService completions;
+    private final ServedDomains domains;
+    private final CredentialStore credentials;
+    private final Proxy proxy;
+    private final Optional<AdminServer> admin;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
                       LocationService locations, InputCounters counters, String stackName,
-                      ExecutorService completions) {
+                      ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
+                      Optional<AdminServer> admin) {
         this.sipAddress = sipAddress;
         this.dhtName = dhtName;
         this.stack = stack;
@@ -73,6 +92,10 @@ public final class FrontNode implements AutoCloseable {
         this.counters = counters;
         this.stackName = stackName;
         this.completions = completions;
+        this.domains = domains;
+        this.credentials = credentials;
+        this.proxy = proxy;
+        this.admin = admin;
     }
 
     /**
@@ -111,6 +134,7 @@ public final class FrontNode implements AutoCloseable {
         InputCounters counters = InputCounters.register(stackName);
         ExecutorService completions = completionPool();
         SipStackImpl stack = null;
+        AdminServer admin = null;
         try {
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads()));
             ListeningPoint udp = stack.createListeningPoint(bound.host(), port, ListeningPoint.UDP);
@@ -120,21 +144,57 @@ public final class FrontNode implements AutoCloseable {
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
                     new AddressFactoryImpl(), self);
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
-            Registrar registrar = new Registrar(sip, locations, settings.dhtTimeout(), settings.clock(), completions);
-            Proxy proxy = new Proxy(sip, locations, settings.dhtTimeout(), completions);
+            TrustSettings trust = settings.trust();
+            ServedDomains domains = servedDomains(trust, self.hostPort());
+            byte[] secret = clusterSecret(trust, backend.name());
+            CredentialStore credentials = new CredentialStore(dht, settings.clock());
+            Optional<DigestAuthenticator> authenticator = trust.authRequired()
+                    ? Optional.of(new DigestAuthenticator(domains, new StatelessNonces(secret, trust.nonceLifetime()),
+                            credentials, new NonceCountStore(dht), trust.algorithms(), settings.clock()))
+                    : Optional.empty();
+            Registrar registrar = new Registrar(sip, locations, domains, authenticator, settings.dhtTimeout(),
+                    settings.clock(), completions);
+            Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
+                    trust.maxBranches(), trust.maxBranchesPerHost()), settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, counters));
+            if (trust.admin().isPresent()) {
+                admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);
+            }
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, counters,
-                    stackName, completions);
+                    stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin));
+        } catch (NodeStartException e) {
+            stopPartial(stack, admin, dht, completions, stackName);
+            throw e;
         } catch (Exception e) {
-            if (stack != null) {
-                stack.stop();
-            }
-            dht.close();
-            completions.shutdownNow();
-            InputCounters.unregister(stackName);
+            stopPartial(stack, admin, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
+    }
+
+    private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
+                                          CredentialStore credentials, NodeSettings settings) throws NodeStartException {
+        if (settings.trust().clusterSecret().isEmpty()) {
+            throw new NodeStartException("the admin endpoint needs the cluster secret to authenticate its clients");
+        }
+        try {
+            return AdminServer.start(address, secret, domains, credentials, settings.clock());
+        } catch (IOException e) {
+            throw new NodeStartException("cannot serve the admin endpoint on " + address + ": " + oneLine(e), e);
+        }
+    }
+
+    private static void stopPartial(SipStackImpl stack, AdminServer admin, Dht dht, ExecutorService completions,
+                                    String stackName) {
+        if (admin != null) {
+            admin.close();
+        }
+        if (stack != null) {
+            stack.stop();
+        }
+        dht.close();
+        completions.shutdownNow();
+        InputCounters.unregister(stackName);
     }
 
     /** Where the node listens for SIP, on UDP and TCP. */
@@ -162,6 +222,26 @@ public final class FrontNode implements AutoCloseable {
         return locations;
     }
 
+    /** The domains this node serves and the addresses that mean the default one. */
+    public ServedDomains servedDomains() {
+        return domains;
+    }
+
+    /** The users' credentials in this node's DHT. */
+    public CredentialStore credentials() {
+        return credentials;
+    }
+
+    /** Where the admin endpoint listens, if it runs. */
+    public Optional<HostPort> adminAddress() {
+        return admin.map(AdminServer::address);
+    }
+
+    /** Requests the proxy sent on, one per branch. */
+    public long forwardedRequests() {
+        return proxy.forwardedRequests();
+    }
+
     /** Stops the SIP stack and leaves the DHT; idempotent. */
     @Override
     public void close() {
@@ -179,6 +259,7 @@ public final class FrontNode implements AutoCloseable {
                         new IOExceptionEvent(provider, sipAddress.host(), sipAddress.port(), ListeningPoint.UDP), null));
             }
         } finally {
+            admin.ifPresent(AdminServer::close);
             completions.shutdownNow();
             dht.close();
             InputCounters.unregister(stackName);
@@ -214,6 +295,37 @@ public final class FrontNode implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new NodeStartException("interrupted while starting the DHT");
         }
+    }
+
+    /** The configured domains (else the node's own host), with the node's own address as an alias of the first. */
+    private static ServedDomains servedDomains(TrustSettings trust, HostPort self) throws NodeStartException {
+        List<String> names = trust.domains().isEmpty() ? List.of(self.host()) : trust.domains();
+        List<HostPort> aliases = new ArrayList<>();
+        aliases.add(self);
+        aliases.addAll(trust.aliases());
+        try {
+            return new ServedDomains(names, aliases);
+        } catch (IllegalArgumentException e) {
+            throw new NodeStartException(e.getMessage());
+        }
+    }
+
+    /**
+     * The cluster secret, or a random one of this node's own: then nonces
+     * and Record-Route tokens are good on this node only, which is right
+     * for a single node and a mistake in a cluster, so it says so.
+     */
+    private static byte[] clusterSecret(TrustSettings trust, String backend) {
+        if (trust.clusterSecret().isPresent()) {
+            return trust.clusterSecret().get().getBytes(StandardCharsets.UTF_8);
+        }
+        if (!"local".equals(backend)) {
+            LOG.warn("no cluster secret (--cluster-secret or P2PSIP_CLUSTER_SECRET): this node's nonces and "
+                    + "Record-Route tokens will not be accepted by the other nodes");
+        }
+        byte[] random = new byte[32];
+        new SecureRandom().nextBytes(random);
+        return random;
     }
 
     private static HostPort advertised(int port) throws NodeStartException {

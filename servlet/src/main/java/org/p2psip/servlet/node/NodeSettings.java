@@ -25,10 +25,11 @@ import org.p2psip.core.net.HostPort;
  * @param dhtTimeout     how long a SIP transaction waits for the DHT before answering 500
  * @param sipThreads     JAIN-SIP's message-processing threads
  * @param clock          the time every binding expiry is measured against
+ * @param trust          served domains, authentication, forking limits, cluster secret, admin endpoint
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
-                           Clock clock) {
+                           Clock clock, TrustSettings trust) {
 
     public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
     public static final int DEFAULT_SIP_THREADS = 8;
@@ -40,6 +41,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(dhtTimeout, "dhtTimeout");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(trust, "trust");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -53,22 +55,33 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         }
     }
 
-    /** A single node on the {@code local} backend with the default policy. */
+    /**
+     * A single node on the {@code local} backend with the default policy
+     * and trust: authentication required, the node's own host its domain.
+     */
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
-                DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC());
+                DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT);
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
-        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads, clock);
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
+                clock, trust);
     }
 
     public NodeSettings withSip(HostPort newSip) {
-        return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads, clock);
+        return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
-        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads, clock);
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
+                clock, trust);
+    }
+
+    public NodeSettings withTrust(TrustSettings newTrust) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, newTrust);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */

@@ -3,6 +3,7 @@ package org.p2psip.servlet.proxy;
 import java.text.ParseException;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
 
 import javax.sip.ClientTransaction;
 import javax.sip.InvalidArgumentException;
@@ -10,30 +11,40 @@ import javax.sip.SipException;
 import javax.sip.address.Address;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.RecordRouteHeader;
 import javax.sip.header.RouteHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
+import org.p2psip.core.auth.DialogTokens;
 import org.p2psip.servlet.sip.SipEndpoint;
 
 /**
  * Makes and sends the copy of a request for one target (RFC 3261 §16.6):
  * new Request-URI, Max-Forwards decremented, Record-Route with {@code lr}
  * so the rest of the dialog comes back through this node, Path values
- * pushed as Route, and this node's Via on top.
+ * pushed as Route, and this node's Via on top. The Record-Route carries a
+ * {@link DialogTokens} token for the Call-ID, by which any node of the
+ * cluster knows the dialog's later requests as ones it accepted.
  */
 final class Forwarder {
 
     static final int DEFAULT_MAX_FORWARDS = 70;
+    /** The Record-Route URI parameter holding the dialog token. */
+    static final String TOKEN_PARAM = "dt";
 
     private final SipEndpoint sip;
     private final LoopDetection loops;
+    private final DialogTokens tokens;
+    private final LongAdder sent;
 
-    Forwarder(SipEndpoint sip, LoopDetection loops) {
+    Forwarder(SipEndpoint sip, LoopDetection loops, DialogTokens tokens, LongAdder sent) {
         this.sip = sip;
         this.loops = loops;
+        this.tokens = tokens;
+        this.sent = sent;
     }
 
     /**
@@ -55,7 +66,8 @@ final class Forwarder {
             mf.decrementMaxForwards();
         }
         if (recordRoute) {
-            copy.addFirst(recordRoute(inboundTcp));
+            CallIdHeader callId = (CallIdHeader) received.getHeader(CallIdHeader.NAME);
+            copy.addFirst(recordRoute(inboundTcp, callId == null ? "" : callId.getCallId()));
         }
         List<String> path = target.path();
         for (int i = path.size() - 1; i >= 0; i--) {
@@ -74,18 +86,21 @@ final class Forwarder {
         ClientTransaction ct = sip.provider().getNewClientTransaction(copy);
         ct.setApplicationData(context);
         ct.sendRequest();
+        sent.increment();
         return ct;
     }
 
     /** Sends {@code copy} without a transaction (ACK for 2xx, §16.11 allows stateless forwarding). */
     void sendStatelessly(Request copy) throws SipException {
         sip.provider().sendRequest(copy);
+        sent.increment();
     }
 
-    private RecordRouteHeader recordRoute(boolean tcp) throws ParseException {
+    private RecordRouteHeader recordRoute(boolean tcp, String callId) throws ParseException {
         SipURI uri = sip.addresses().createSipURI(null, sip.self().uriHost());
         uri.setPort(sip.self().port());
         uri.setLrParam();
+        uri.setParameter(TOKEN_PARAM, tokens.token(callId));
         if (tcp) {
             uri.setTransportParam("tcp");
         }

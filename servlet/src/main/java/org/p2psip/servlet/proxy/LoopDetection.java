@@ -33,7 +33,8 @@ import org.p2psip.servlet.sip.SelfAddress;
 public final class LoopDetection {
 
     static final String MAGIC = "z9hG4bK";
-    private static final String MARKER = MAGIC + "p2p";
+    /** Starts every branch a p2psip node writes, so any node recognises another's Via. */
+    static final String MARKER = MAGIC + "p2p";
 
     private final SelfAddress self;
     private final AtomicLong counter = new AtomicLong();

@@ -4,12 +4,15 @@ import java.text.ParseException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 import javax.sip.ClientTransaction;
@@ -18,6 +21,8 @@ import javax.sip.ServerTransaction;
 import javax.sip.TimeoutEvent;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
+import javax.sip.header.CallIdHeader;
+import javax.sip.header.FromHeader;
 import javax.sip.header.Header;
 import javax.sip.header.MaxForwardsHeader;
 import javax.sip.header.ProxyRequireHeader;
@@ -27,10 +32,13 @@ import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
+import org.p2psip.core.auth.RelayRules;
 import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.SipUri;
+import org.p2psip.servlet.auth.AuthOutcome;
+import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.slf4j.Logger;
@@ -55,6 +63,12 @@ import org.slf4j.LoggerFactory;
  *       ones.</li>
  *   <li>ACK for a 2xx is forwarded statelessly; CANCEL is answered 200 and
  *       cancels the pending branches of its INVITE (§16.10).</li>
+ *   <li>Whom it forwards for is {@link RelayRules}' decision: a local
+ *       sender proves its identity with Proxy-Authorization (407 until it
+ *       does, §22.3) and may then send only From its own AOR; a stranger
+ *       reaches local targets only ("403 Relaying forbidden" otherwise); a
+ *       request on a Route this cluster recorded continues its dialog.</li>
+ *   <li>Forking is bounded by {@link BranchLimits}.</li>
  * </ul>
  *
  * <p>No method blocks: lookups complete asynchronously and forwarding
@@ -67,19 +81,27 @@ public final class Proxy {
 
     private final SipEndpoint sip;
     private final LocationService locations;
+    private final ProxyTrust trust;
     private final Duration timeout;
     private final Executor completions;
     private final LoopDetection loops;
     private final Forwarder forwarder;
     private final Map<String, ResponseContext> invites = new ConcurrentHashMap<>();
+    private final LongAdder branches = new LongAdder();
 
-    public Proxy(SipEndpoint sip, LocationService locations, Duration timeout, Executor completions) {
+    public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, Duration timeout, Executor completions) {
         this.sip = sip;
         this.locations = locations;
+        this.trust = trust;
         this.timeout = timeout;
         this.completions = completions;
         this.loops = new LoopDetection(sip.self());
-        this.forwarder = new Forwarder(sip, loops);
+        this.forwarder = new Forwarder(sip, loops, trust.dialogTokens(), branches);
+    }
+
+    /** Requests this proxy has sent on, one per branch, ACKs for 2xx included. */
+    public long forwardedRequests() {
+        return branches.sum();
     }
 
     /** Proxies a request other than ACK and CANCEL that arrived in {@code st}. */
@@ -108,7 +130,7 @@ public final class Proxy {
             sip.reply(st, request, Response.TRYING, null);
         }
         Request processed = (Request) request.clone();
-        boolean routedHere = processRoutes(processed);
+        Routing routing = processRoutes(processed);
         boolean inDialog = toTag(request) != null;
         boolean recordRoute = !inDialog && DIALOG_CREATING.contains(request.getMethod());
         String key = invite ? transactionKey(request) : null;
@@ -121,7 +143,113 @@ public final class Proxy {
         if (key != null) {
             invites.put(key, context);
         }
-        resolve(processed, routedHere, inDialog, context::start, context::reject);
+        Optional<AddressOfRecord> from = localSender(request);
+        RelayRules.Facts facts = new RelayRules.Facts(from.isPresent(), targetIsLocal(processed), routing.recorded());
+        switch (RelayRules.beforeAuthentication(facts, trust.authenticator().isPresent())) {
+            case FORBID -> context.reject(Response.FORBIDDEN, "Relaying forbidden");
+            case FORWARD -> resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request),
+                    context::start, context::reject);
+            case AUTHENTICATE -> authenticate(request, processed, routing, inDialog, from.orElseThrow(), context);
+        }
+    }
+
+    /** Checks a local sender's Proxy-Authorization, then forwards, challenges (407) or refuses (403). */
+    private void authenticate(Request request, Request processed, Routing routing, boolean inDialog,
+                              AddressOfRecord from, ResponseContext context) {
+        String realm = from.host();
+        CompletableFuture<AuthOutcome> checked;
+        try {
+            checked = trust.authenticator().orElseThrow().authenticate(request, true, realm)
+                    .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            checked = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<AuthOutcome> done = checked;
+        Runnable next = () -> {
+            AuthOutcome outcome;
+            try {
+                outcome = done.join();
+            } catch (RuntimeException e) {
+                LOG.warn("authenticating a {} from {} failed: {}", request.getMethod(), from,
+                        String.valueOf(e.getCause() != null ? e.getCause() : e));
+                context.reject(Response.SERVER_INTERNAL_ERROR, "Credential store failed");
+                return;
+            }
+            if (outcome instanceof AuthOutcome.Challenge c) {
+                context.respond(challenge(request, realm, c.stale()));
+            } else if (RelayRules.afterAuthentication(((AuthOutcome.Authenticated) outcome).user(), Optional.of(from))
+                    == RelayRules.Action.FORBID) {
+                context.reject(Response.FORBIDDEN, "Forbidden: From does not match the credentials");
+            } else {
+                DigestAuthenticator.consume(processed, realm);
+                resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request), context::start,
+                        context::reject);
+            }
+        };
+        if (done.isDone()) {
+            next.run();
+        } else {
+            done.whenCompleteAsync((o, e) -> next.run(), completions);
+        }
+    }
+
+    private Response challenge(Request request, String realm, boolean stale) {
+        try {
+            Response r = sip.response(Response.PROXY_AUTHENTICATION_REQUIRED, request, null);
+            trust.authenticator().orElseThrow().challenge(r, sip.headers(), realm, stale);
+            return r;
+        } catch (ParseException e) {
+            throw new IllegalStateException("a challenge this node writes must parse", e);
+        }
+    }
+
+    /** The From AOR, canonical, when it is in a served domain. */
+    private Optional<AddressOfRecord> localSender(Request r) {
+        FromHeader from = (FromHeader) r.getHeader(FromHeader.NAME);
+        if (from == null || from.getAddress() == null || !(from.getAddress().getURI() instanceof SipURI)) {
+            return Optional.empty();
+        }
+        try {
+            return trust.domains().canonical(SipUri.parse(from.getAddress().getURI().toString()).toAddressOfRecord());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Whether the next hop (the top Route left after ours, else the Request-URI) is in a served domain. */
+    private boolean targetIsLocal(Request processed) {
+        URI next = processed.getHeader(RouteHeader.NAME) instanceof RouteHeader route
+                ? route.getAddress().getURI() : processed.getRequestURI();
+        return isLocal(next);
+    }
+
+    private boolean isLocal(URI uri) {
+        if (!(uri instanceof SipURI)) {
+            return false;
+        }
+        try {
+            return trust.domains().serves(SipUri.parse(uri.toString()));
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** Whether host:port is one of the cluster's node or balancer addresses (an alias of the default domain). */
+    private boolean isClusterNode(String host, int port) {
+        int p = port > 0 ? port : 5060;
+        String h = host == null ? "" : host.toLowerCase(Locale.ROOT);
+        return trust.domains().aliases().stream().anyMatch(a -> a.port() == p && a.host().equals(h));
+    }
+
+    /** Whether a node of this cluster (its branch marker on a Via) forwarded the request before. */
+    private static boolean passedThroughCluster(Request r) {
+        for (Header h : HeaderLists.of(r, ViaHeader.NAME)) {
+            String branch = ((ViaHeader) h).getBranch();
+            if (branch != null && branch.startsWith(LoopDetection.MARKER)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Forwards an ACK that matched no server transaction: the ACK for a 2xx (§16.11 stateless). */
@@ -134,8 +262,13 @@ public final class Proxy {
             return;
         }
         Request processed = (Request) ack.clone();
-        boolean routedHere = processRoutes(processed);
-        resolve(processed, routedHere, toTag(ack) != null, groups -> {
+        Routing routing = processRoutes(processed);
+        if (!routing.recorded() && !targetIsLocal(processed)) {
+            // An ACK cannot be challenged; one that no dialog of ours explains goes nowhere foreign.
+            LOG.debug("dropping ACK towards foreign {}", processed.getRequestURI());
+            return;
+        }
+        resolve(processed, routing.routedHere(), toTag(ack) != null, passedThroughCluster(ack), groups -> {
             Target first = groups.get(0).get(0);
             try {
                 forwarder.sendStatelessly(forwarder.copyFor(ack, processed, first, false, false));
@@ -179,11 +312,23 @@ public final class Proxy {
         }
     }
 
-    /** Retransmitted 2xx after the client transaction ended, or a late one: pass it on by its Via. */
+    /**
+     * A response no client transaction here expects: a retransmitted 2xx
+     * after the transaction ended, or a late one, is passed on by its Via.
+     * One whose top Via is another node of this cluster went to the wrong
+     * node (some UAs, SIPp's built-in UAS among them, answer every request
+     * of a call to the address the INVITE came from, although RFC 3261
+     * §18.2.2 says to answer by the Via); it is handed to that node as it is.
+     */
     private void forwardStatelessly(Response response) {
         ViaHeader top = (ViaHeader) response.getHeader(ViaHeader.NAME);
-        if (top == null || !sip.self().isSentBy(top.getHost(), top.getPort())
-                || top.getBranch() == null || !top.getBranch().startsWith(LoopDetection.MAGIC)) {
+        if (top == null || top.getBranch() == null || !top.getBranch().startsWith(LoopDetection.MAGIC)) {
+            return;
+        }
+        if (!sip.self().isSentBy(top.getHost(), top.getPort())) {
+            if (top.getBranch().startsWith(LoopDetection.MARKER) && isClusterNode(top.getHost(), top.getPort())) {
+                sip.send(null, (Response) response.clone());
+            }
             return;
         }
         Response copy = (Response) response.clone();
@@ -201,16 +346,16 @@ public final class Proxy {
      * Finds where {@code processed} goes (§16.5) and hands the target groups,
      * highest q first, to {@code onTargets}, or a status to {@code onReject}.
      */
-    private void resolve(Request processed, boolean routedHere, boolean inDialog,
+    private void resolve(Request processed, boolean routedHere, boolean inDialog, boolean passedThroughCluster,
                          Consumer<List<List<Target>>> onTargets, Rejection onReject) {
         URI uri = processed.getRequestURI();
-        if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog)) {
+        if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog) || !isLocal(uri)) {
             onTargets.accept(List.of(List.of(Target.direct(uri))));
             return;
         }
         AddressOfRecord aor;
         try {
-            aor = SipUri.parse(uri.toString()).toAddressOfRecord();
+            aor = trust.domains().canonical(SipUri.parse(uri.toString()).toAddressOfRecord()).orElseThrow();
         } catch (IllegalArgumentException e) {
             onReject.reject(Response.BAD_REQUEST, "Bad Request-URI: " + e.getMessage());
             return;
@@ -224,7 +369,8 @@ public final class Proxy {
         CompletableFuture<List<Binding>> done = lookup;
         Runnable next = () -> {
             try {
-                List<Binding> bindings = done.join();
+                List<Binding> bindings = BranchLimits.select(done.join(), trust.maxBranches(),
+                        trust.maxBranchesPerHost(), passedThroughCluster);
                 if (!bindings.isEmpty()) {
                     onTargets.accept(groups(bindings));
                 } else if (routedHere) {
@@ -271,25 +417,38 @@ public final class Proxy {
     }
 
     /**
-     * Route processing of §16.4 on {@code r}; true when the request was
-     * routed to this node by a Route (or strict-routed Request-URI) value.
+     * How a request reached this node.
+     *
+     * @param routedHere a Route (or strict-routed Request-URI) value named this node
+     * @param recorded   one of those carried a valid Record-Route token for the request's Call-ID
      */
-    private boolean processRoutes(Request r) {
+    private record Routing(boolean routedHere, boolean recorded) {
+    }
+
+    /** Route processing of §16.4 on {@code r}. */
+    private Routing processRoutes(Request r) {
         boolean routedHere = false;
+        boolean recorded = false;
+        String callId = r.getHeader(CallIdHeader.NAME) instanceof CallIdHeader c ? c.getCallId() : null;
         if (sip.self().isSelf(r.getRequestURI()) && r.getRequestURI() instanceof SipURI s && s.hasLrParam()) {
             // The previous hop is a strict router: the real Request-URI is the last Route value.
             RouteHeader last = lastRoute(r);
             if (last != null) {
+                recorded = trust.dialogTokens().valid(callId, s.getParameter(Forwarder.TOKEN_PARAM));
                 r.setRequestURI(last.getAddress().getURI());
                 removeLastRoute(r);
                 routedHere = true;
             }
         }
         while (r.getHeader(RouteHeader.NAME) instanceof RouteHeader top && sip.self().isSelf(top.getAddress().getURI())) {
+            if (top.getAddress().getURI() instanceof SipURI ours
+                    && trust.dialogTokens().valid(callId, ours.getParameter(Forwarder.TOKEN_PARAM))) {
+                recorded = true;
+            }
             r.removeFirst(RouteHeader.NAME);
             routedHere = true;
         }
-        return routedHere;
+        return new Routing(routedHere, recorded);
     }
 
     private static RouteHeader lastRoute(Request r) {

@@ -100,6 +100,15 @@ final class ResponseContext {
         finishWith(status, reason);
     }
 
+    /** Answers with {@code response} (a 407 with its challenges) unless a final response went out already. */
+    synchronized void respond(Response response) {
+        if (finalSent) {
+            return;
+        }
+        sip.send(st, response);
+        markFinal();
+    }
+
     synchronized void onResponse(ClientTransaction ct, Response response) {
         int status = response.getStatusCode();
         if (status < 200) {

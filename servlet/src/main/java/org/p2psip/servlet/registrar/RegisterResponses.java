@@ -4,6 +4,7 @@ import java.text.ParseException;
 import java.time.Instant;
 import java.util.Calendar;
 import java.util.GregorianCalendar;
+import java.util.List;
 import java.util.Map;
 import java.util.TimeZone;
 
@@ -11,6 +12,7 @@ import javax.sip.InvalidArgumentException;
 import javax.sip.address.Address;
 import javax.sip.header.ContactHeader;
 import javax.sip.header.Header;
+import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -23,12 +25,19 @@ import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 
 import gov.nist.javax.sip.header.ParametersHeader;
+import gov.nist.javax.sip.message.SIPMessage;
 
 /**
  * Builds the registrar's answer to a REGISTER from the location service's
  * outcome (RFC 3261 §10.3 step 8): 200 listing every current binding with
  * its remaining {@code expires} (and {@code q} when set) plus a Date
  * header; 423 with Min-Expires; other rejections with their reason phrase.
+ *
+ * <p>An answer to a request nobody authenticated that arrived over UDP is
+ * kept within {@link #AMPLIFICATION_BOUND} times the request's size: a
+ * REGISTER with a spoofed source address must not turn a small datagram
+ * into a large one at someone else's host. Contacts that do not fit are
+ * left out and a Warning says so.
  */
 public final class RegisterResponses {
 
@@ -38,12 +47,45 @@ public final class RegisterResponses {
         this.sip = sip;
     }
 
-    public Response toResponse(Request request, RegisterOutcome outcome, Instant now)
+    /** How many times a request's size an unauthenticated UDP answer may reach. */
+    static final int AMPLIFICATION_BOUND = 3;
+
+    /**
+     * @param unauthenticated whether nobody proved who sent the request (authentication is off)
+     */
+    public Response toResponse(Request request, RegisterOutcome outcome, Instant now, boolean unauthenticated)
             throws ParseException, InvalidArgumentException {
         if (outcome instanceof Accepted accepted) {
-            return ok(request, accepted.bindings(), now);
+            Response ok = ok(request, accepted.bindings(), now);
+            if (unauthenticated && accepted.bindings().size() > 1 && !overReliableTransport(request)) {
+                bound(request, ok);
+            }
+            return ok;
         }
         return rejection(request, (Rejected) outcome);
+    }
+
+    private void bound(Request request, Response ok) throws ParseException, InvalidArgumentException {
+        int requestSize = request instanceof SIPMessage m && m.getSize() > 0 ? m.getSize() : request.toString().length();
+        int limit = AMPLIFICATION_BOUND * requestSize;
+        if (ok.toString().length() <= limit) {
+            return;
+        }
+        List<Header> contacts = HeaderLists.of(ok, ContactHeader.NAME);
+        ok.removeHeader(ContactHeader.NAME);
+        ok.addHeader(sip.headers().createWarningHeader("p2psip", 399, "Contact list truncated"));
+        for (Header c : contacts) {
+            ok.addHeader(c);
+            if (ok.toString().length() > limit) {
+                ok.removeLast(ContactHeader.NAME);
+                break;
+            }
+        }
+    }
+
+    private static boolean overReliableTransport(Request request) {
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        return via != null && !"UDP".equalsIgnoreCase(via.getTransport());
     }
 
     Response ok(Request request, BindingSet bindings, Instant now) throws ParseException, InvalidArgumentException {

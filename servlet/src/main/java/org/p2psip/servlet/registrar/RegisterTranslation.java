@@ -23,6 +23,7 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.ContactSpec;
 import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.location.SipUri;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.BadRequestException;
@@ -49,13 +50,23 @@ public final class RegisterTranslation {
     private RegisterTranslation() {
     }
 
-    /** Translates {@code request}, which came from {@code source}. */
-    public static RegisterRequest translate(Request request, HostPort source) throws BadRequestException {
+    /**
+     * Translates {@code request}, which came from {@code source}, for a
+     * registrar of {@code domains}: the AOR comes out canonical (RFC 3261
+     * §10.3 step 1 and 5: the Request-URI must name a domain served here,
+     * and so must the To URI), else 403.
+     */
+    public static RegisterRequest translate(Request request, HostPort source, ServedDomains domains)
+            throws BadRequestException {
         URI requestUri = request.getRequestURI();
         if (requestUri == null || !requestUri.isSipURI()) {
             throw new BadRequestException(416, "Unsupported URI Scheme");
         }
         AddressOfRecord aor = addressOfRecord(request);
+        if (!servesRequestUri(requestUri, domains)) {
+            throw new BadRequestException(403, "Domain not served here");
+        }
+        aor = domains.canonical(aor).orElseThrow(() -> new BadRequestException(403, "Domain not served here"));
         List<ContactSpec> contacts = contacts(request);
         OptionalLong expires = expires(request);
         CallIdHeader callId = (CallIdHeader) request.getHeader(CallIdHeader.NAME);
@@ -86,6 +97,14 @@ public final class RegisterTranslation {
         String host = via.getReceived() != null ? via.getReceived() : via.getHost();
         int port = via.getRPort() > 0 ? via.getRPort() : (via.getPort() > 0 ? via.getPort() : 5060);
         return new HostPort(host, port);
+    }
+
+    private static boolean servesRequestUri(URI requestUri, ServedDomains domains) throws BadRequestException {
+        try {
+            return domains.serves(SipUri.parse(requestUri.toString()));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("Bad Request-URI: " + e.getMessage());
+        }
     }
 
     /** The AOR from the To header, which must be a SIP or SIPS URI (§10.3 step 5, RFC 4475 §3.3.11). */

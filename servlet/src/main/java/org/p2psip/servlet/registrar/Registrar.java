@@ -2,7 +2,9 @@ package org.p2psip.servlet.registrar;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -14,36 +16,64 @@ import javax.sip.message.Response;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.RegisterOutcome;
 import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.location.ServedDomains;
+import org.p2psip.servlet.auth.AuthOutcome;
+import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.sip.BadRequestException;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The registrar of RFC 3261 §10.3 on the location service. The REGISTER's
- * server transaction absorbs UDP retransmissions while the DHT works; the
- * answer is sent from the future's completion, never by blocking the
- * JAIN-SIP thread that delivered the request. A DHT that fails or does not
- * answer in time gets the client a 500, so no transaction is left open.
+ * The registrar of RFC 3261 §10.3 on the location service, for the
+ * domains this cluster serves. A REGISTER is checked (step 1 and 5: 403
+ * for a domain not served), then authenticated when a
+ * {@link DigestAuthenticator} is given (step 3: 401 with a challenge until
+ * it carries valid credentials of the AOR's own user, 403 for another
+ * user's), then applied.
+ *
+ * <p>The REGISTER's server transaction absorbs UDP retransmissions while
+ * the DHT works; the answer is sent from the future's completion, never by
+ * blocking the JAIN-SIP thread that delivered the request. A DHT that
+ * fails or does not answer in time gets the client a 500, so no
+ * transaction is left open.
  */
 public final class Registrar {
 
     private static final Logger LOG = LoggerFactory.getLogger(Registrar.class);
 
+    /** What the registrar answers, before it becomes a SIP response. */
+    private sealed interface Answer {
+        record Applied(RegisterOutcome outcome, boolean authenticated) implements Answer {
+        }
+
+        record Challenge(String realm, boolean stale) implements Answer {
+        }
+
+        record Forbidden(String reason) implements Answer {
+        }
+    }
+
     private final SipEndpoint sip;
     private final LocationService locations;
+    private final ServedDomains domains;
+    private final Optional<DigestAuthenticator> authenticator;
     private final RegisterResponses responses;
     private final Duration timeout;
     private final Clock clock;
     private final Executor completions;
 
     /**
-     * @param completions where answers are sent from when the DHT completes
-     *                    on one of its own (possibly I/O) threads
+     * @param authenticator checks credentials; empty when the node runs with {@code --auth none}
+     * @param completions   where answers are sent from when the DHT completes
+     *                      on one of its own (possibly I/O) threads
      */
-    public Registrar(SipEndpoint sip, LocationService locations, Duration timeout, Clock clock, Executor completions) {
+    public Registrar(SipEndpoint sip, LocationService locations, ServedDomains domains,
+                     Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions) {
         this.sip = sip;
         this.locations = locations;
+        this.domains = domains;
+        this.authenticator = authenticator;
         this.responses = new RegisterResponses(sip);
         this.timeout = timeout;
         this.clock = clock;
@@ -54,31 +84,56 @@ public final class Registrar {
     public void handle(ServerTransaction st, Request request) {
         RegisterRequest register;
         try {
-            register = RegisterTranslation.translate(request, RegisterTranslation.source(request));
+            register = RegisterTranslation.translate(request, RegisterTranslation.source(request), domains);
         } catch (BadRequestException e) {
             sip.reply(st, request, e.status(), e.getMessage());
             return;
         }
-        CompletableFuture<RegisterOutcome> outcome;
+        CompletableFuture<Answer> answer;
         try {
-            outcome = locations.register(register).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            answer = decide(request, register).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            outcome = CompletableFuture.failedFuture(e);
+            answer = CompletableFuture.failedFuture(e);
         }
-        if (outcome.isDone()) {
-            answer(st, request, outcome);
+        if (answer.isDone()) {
+            answer(st, request, answer);
         } else {
-            CompletableFuture<RegisterOutcome> pending = outcome;
+            CompletableFuture<Answer> pending = answer;
             pending.whenCompleteAsync((o, e) -> answer(st, request, pending), completions);
         }
     }
 
-    private void answer(ServerTransaction st, Request request, CompletableFuture<RegisterOutcome> done) {
+    private CompletableFuture<Answer> decide(Request request, RegisterRequest register) {
+        if (authenticator.isEmpty()) {
+            return locations.register(register).thenApply(o -> new Answer.Applied(o, false));
+        }
+        String realm = register.aor().host();
+        return authenticator.get().authenticate(request, false, realm).thenCompose(outcome -> {
+            if (outcome instanceof AuthOutcome.Challenge c) {
+                return CompletableFuture.completedFuture(new Answer.Challenge(realm, c.stale()));
+            }
+            AuthOutcome.Authenticated who = (AuthOutcome.Authenticated) outcome;
+            if (!who.user().owns(register.aor())) {
+                return CompletableFuture.completedFuture(
+                        new Answer.Forbidden("Forbidden: credentials are not for this address-of-record"));
+            }
+            return locations.register(register).thenApply(o -> new Answer.Applied(o, true));
+        });
+    }
+
+    private void answer(ServerTransaction st, Request request, CompletableFuture<Answer> done) {
         try {
-            RegisterOutcome outcome = done.getNow(null);
-            Response response = responses.toResponse(request, outcome, clock.instant());
-            sip.send(st, response);
-        } catch (java.util.concurrent.CompletionException e) {
+            Answer answer = done.getNow(null);
+            if (answer instanceof Answer.Applied applied) {
+                sip.send(st, responses.toResponse(request, applied.outcome(), clock.instant(), !applied.authenticated()));
+            } else if (answer instanceof Answer.Challenge c) {
+                Response r = sip.response(Response.UNAUTHORIZED, request, null);
+                authenticator.orElseThrow().challenge(r, sip.headers(), c.realm(), c.stale());
+                sip.send(st, r);
+            } else if (answer instanceof Answer.Forbidden f) {
+                sip.reply(st, request, Response.FORBIDDEN, f.reason());
+            }
+        } catch (CompletionException e) {
             failed(st, request, e.getCause());
         } catch (Exception e) {
             failed(st, request, e);

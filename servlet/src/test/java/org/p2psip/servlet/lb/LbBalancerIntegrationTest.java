@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
+import org.p2psip.servlet.node.TrustSettings;
 import org.p2psip.servlet.testing.RequestText;
 import org.p2psip.servlet.testing.SipText;
 import org.p2psip.servlet.testing.UdpPeer;
@@ -43,7 +44,8 @@ class LbBalancerIntegrationTest {
     @BeforeEach
     void start() throws Exception {
         for (int i = 0; i < 2; i++) {
-            nodes.add(FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))));
+            nodes.add(FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("127.0.0.1"))));
         }
         balancer = SipBalancer.start(BalancerSettings.of(new HostPort("127.0.0.1", 0),
                 nodes.stream().map(FrontNode::sipAddress).toList(), BalancingPolicy.AOR)

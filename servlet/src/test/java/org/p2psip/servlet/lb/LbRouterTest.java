@@ -141,15 +141,24 @@ class LbRouterTest {
     }
 
     @Test
-    void roundRobinTakesTurnsButKeepsAckCancelAndDialogsOnTheCallIdsNode() {
+    void roundRobinSpreadsTransactionsOfOneAorButKeepsRetransmissionsAckCancelAndDialogsTogether() {
         EmbeddedChannel ch = channel(BalancingPolicy.ROUND_ROBIN);
-        List<InetSocketAddress> turns = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
+        Set<InetSocketAddress> spread = new HashSet<>();
+        for (int i = 0; i < 30; i++) {
             ch.writeInbound(LbText.udp(LbText.register("sip:rr@example.com", "rr-" + i)));
-            turns.add(egress.only().to());
+            spread.add(egress.only().to());
         }
-        assertEquals(turns.subList(0, 3), turns.subList(3, 6));
-        assertEquals(3, new HashSet<>(turns).size());
+        assertEquals(3, spread.size(), "one AOR's transactions spread over every node");
+
+        String invite = LbText.invite("rt-1", "z9hG4bKrt1");
+        String cancel = invite.replace("INVITE sip", "CANCEL sip").replace("1 INVITE", "1 CANCEL");
+        String ackForFailure = invite.replace("INVITE sip", "ACK sip").replace("1 INVITE", "1 ACK");
+        for (String m : List.of(invite, invite, invite, cancel, ackForFailure)) {
+            ch.writeInbound(LbText.udp(m));
+        }
+        assertEquals(1, egress.sent.stream().map(Sent::to).distinct().count(),
+                "a retransmission, its CANCEL and its ACK meet the INVITE's node: " + egress.sent);
+        egress.sent.clear();
 
         String ack = LbText.invite("dialog-1", "z9hG4bKa1").replace("INVITE sip", "ACK sip").replace("1 INVITE", "1 ACK")
                 .replace("To: <sip:bob@example.com>", "To: <sip:bob@example.com>;tag=b");

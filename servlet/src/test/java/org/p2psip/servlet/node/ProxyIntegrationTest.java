@@ -28,7 +28,8 @@ class ProxyIntegrationTest {
 
     @BeforeAll
     static void startNode() throws Exception {
-        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0)));
+        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("example.com")));
     }
 
     @AfterAll

@@ -36,6 +36,7 @@ class RegistrarIntegrationTest {
     @BeforeAll
     static void startNode() throws Exception {
         node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("example.com"))
                 .withPolicy(new RegistrarPolicy(60, 3600, 7200, 3)));
     }
 
@@ -240,13 +241,28 @@ class RegistrarIntegrationTest {
     }
 
     @Test
-    void registrationsAreTakenForAnyDomain() throws Exception {
+    void aRegisterForADomainNotServedGets403AndWritesNothing() throws Exception {
         String aor = "sip:someone@" + UUID.randomUUID() + ".example.org";
-        RequestText r = RequestText.standard("REGISTER", "sip:elsewhere.example.org", ua.hostPort(), aor, aor,
+        RequestText r = RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), aor, aor,
                 "d-" + UUID.randomUUID(), 1).with("Contact: <sip:someone@192.0.2.200>");
 
-        assertEquals(200, send(r).status());
-        assertFalse(node.locationService().lookup(AddressOfRecord.parse(aor)).join().isEmpty());
+        assertEquals(403, send(r).status());
+        assertTrue(node.locationService().lookup(AddressOfRecord.parse(aor)).join().isEmpty());
+    }
+
+    @Test
+    void theNodesOwnAddressWithOrWithoutPortIsTheServedDomain() throws Exception {
+        String user = "dave-" + UUID.randomUUID();
+        String withPort = "sip:" + user + "@" + node.sipAddress();
+        String withoutPort = "sip:" + user + "@" + node.sipAddress().host();
+        assertEquals(200, send(RequestText.standard("REGISTER", "sip:" + node.sipAddress(), ua.hostPort(), withPort,
+                withPort, "e-" + user, 1).with("Contact: <sip:dave@192.0.2.201>")).status());
+
+        SipText fetched = send(RequestText.standard("REGISTER", "sip:" + node.sipAddress().host(), ua.hostPort(),
+                withoutPort, withoutPort, "f-" + user, 1));
+
+        assertEquals(1, fetched.headers("contact").size(), fetched.toString());
+        assertEquals(1, stored(user).size());
     }
 
     /** Reads one SIP message framed by Content-Length from a stream. */

@@ -133,7 +133,8 @@ class TortureIntegrationTest {
     private void check(Path file) throws Exception {
         String name = name(file);
         byte[] bytes = Files.readAllBytes(file);
-        FrontNode node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0)));
+        FrontNode node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("example.com")));
         try (UdpPeer peer = new UdpPeer()) {
             peer.sendBytes(bytes, node.sipAddress());
             Integer required = REQUIRED.get(name);

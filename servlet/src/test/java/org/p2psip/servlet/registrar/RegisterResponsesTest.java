@@ -59,7 +59,7 @@ class RegisterResponsesTest {
                 binding("sip:alice@192.0.2.1:5062", 500, 1800, Map.of()),
                 binding("sip:alice@192.0.2.9", Binding.Q_UNSPECIFIED, 61, Map.of())));
 
-        Response r = responses.toResponse(register(), new Accepted(set, true), NOW);
+        Response r = responses.toResponse(register(), new Accepted(set, true), NOW, false);
 
         assertEquals(200, r.getStatusCode());
         List<ContactHeader> contacts = contacts(r);
@@ -73,7 +73,7 @@ class RegisterResponsesTest {
 
     @Test
     void okCarriesDateAndTagsTo() throws Exception {
-        Response r = responses.toResponse(register(), new Accepted(BindingSet.EMPTY, false), NOW);
+        Response r = responses.toResponse(register(), new Accepted(BindingSet.EMPTY, false), NOW, false);
 
         DateHeader date = (DateHeader) r.getHeader(DateHeader.NAME);
         assertNotNull(date);
@@ -87,7 +87,7 @@ class RegisterResponsesTest {
         BindingSet set = new BindingSet(List.of(binding("sip:alice@192.0.2.1", Binding.Q_UNSPECIFIED, 100,
                 Map.of("+sip.instance", "\"<urn:uuid:abcd>\"", "reg-id", "1"))));
 
-        Response r = responses.toResponse(register(), new Accepted(set, true), NOW);
+        Response r = responses.toResponse(register(), new Accepted(set, true), NOW, false);
 
         String contact = contacts(r).get(0).toString();
         assertTrue(contact.contains("+sip.instance=\"<urn:uuid:abcd>\""), contact);
@@ -95,8 +95,27 @@ class RegisterResponsesTest {
     }
 
     @Test
+    void anUnauthenticatedUdpAnswerStaysWithinAFewTimesTheRequest() throws Exception {
+        List<Binding> many = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            many.add(binding("sip:alice-" + "x".repeat(200) + i + "@192.0.2." + i, Binding.Q_UNSPECIFIED, 600, Map.of()));
+        }
+        Request request = register();
+        int requestSize = request.toString().length();
+
+        Response bounded = responses.toResponse(request, new Accepted(new BindingSet(many), true), NOW, true);
+        Response full = responses.toResponse(request, new Accepted(new BindingSet(many), true), NOW, false);
+
+        assertTrue(bounded.toString().length() <= RegisterResponses.AMPLIFICATION_BOUND * requestSize,
+                bounded.toString().length() + " bytes for a " + requestSize + " byte request");
+        assertTrue(contacts(bounded).size() < 10 && !contacts(bounded).isEmpty(), contacts(bounded).toString());
+        assertTrue(bounded.getHeader("Warning").toString().contains("truncated"));
+        assertEquals(10, contacts(full).size());
+    }
+
+    @Test
     void intervalTooBriefCarriesMinExpires() throws Exception {
-        Response r = responses.toResponse(register(), new Rejected(423, "Interval Too Brief", OptionalLong.of(60)), NOW);
+        Response r = responses.toResponse(register(), new Rejected(423, "Interval Too Brief", OptionalLong.of(60)), NOW, false);
 
         assertEquals(423, r.getStatusCode());
         assertEquals(60, ((MinExpiresHeader) r.getHeader(MinExpiresHeader.NAME)).getExpires());
@@ -104,7 +123,7 @@ class RegisterResponsesTest {
 
     @Test
     void rejectionKeepsItsReasonPhrase() throws Exception {
-        Response r = responses.toResponse(register(), Rejected.of(500, "Out of order CSeq for contact x"), NOW);
+        Response r = responses.toResponse(register(), Rejected.of(500, "Out of order CSeq for contact x"), NOW, false);
 
         assertEquals(500, r.getStatusCode());
         assertEquals("Out of order CSeq for contact x", r.getReasonPhrase());

@@ -14,6 +14,7 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.ContactSpec;
 import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.BadRequestException;
 import org.p2psip.servlet.testing.Messages;
@@ -22,6 +23,7 @@ import org.p2psip.servlet.testing.RequestText;
 class RegisterTranslationTest {
 
     private static final HostPort SOURCE = new HostPort("192.0.2.1", 5062);
+    private static final ServedDomains DOMAINS = ServedDomains.of("example.com", new HostPort("192.0.2.100", 5060));
 
     private static RequestText register() {
         return RequestText.standard("REGISTER", "sip:example.com", "192.0.2.1:5062", "sip:alice@example.com",
@@ -30,7 +32,7 @@ class RegisterTranslationTest {
 
     private static RegisterRequest translate(RequestText text) throws Exception {
         Request r = Messages.request(text);
-        return RegisterTranslation.translate(r, SOURCE);
+        return RegisterTranslation.translate(r, SOURCE, DOMAINS);
     }
 
     @Test
@@ -130,6 +132,27 @@ class RegisterTranslationTest {
                         "sip:a@example.com", "c", 1)));
 
         assertEquals(416, e.status());
+    }
+
+    @Test
+    void anAorAtTheNodesAddressBelongsToTheDefaultDomain() throws Exception {
+        RegisterRequest r = translate(RequestText.standard("REGISTER", "sip:192.0.2.100", "192.0.2.1:5062",
+                "sip:dave@192.0.2.100:5060", "sip:dave@192.0.2.100", "c", 1));
+
+        assertEquals(AddressOfRecord.parse("sip:dave@example.com"), r.aor());
+    }
+
+    @Test
+    void aRegisterForADomainNotServedGets403() {
+        BadRequestException foreignTo = assertThrows(BadRequestException.class, () -> translate(
+                RequestText.standard("REGISTER", "sip:example.com", "192.0.2.1:5062", "sip:a@elsewhere.test",
+                        "sip:a@elsewhere.test", "c", 1)));
+        BadRequestException foreignUri = assertThrows(BadRequestException.class, () -> translate(
+                RequestText.standard("REGISTER", "sip:elsewhere.test", "192.0.2.1:5062", "sip:a@example.com",
+                        "sip:a@example.com", "c", 1)));
+
+        assertEquals(403, foreignTo.status());
+        assertEquals(403, foreignUri.status());
     }
 
     @Test

@@ -75,6 +75,12 @@ public record SipText(String firstLine, List<Map.Entry<String, String>> headers,
         return headers.stream().filter(h -> h.getKey().equals(n)).map(Map.Entry::getValue).findFirst();
     }
 
+    /** Every {@code name} header line's value as written, lists not split (WWW-Authenticate, ...). */
+    public List<String> rawHeaders(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return headers.stream().filter(h -> h.getKey().equals(n)).map(Map.Entry::getValue).toList();
+    }
+
     /** Every value of {@code name}, comma-separated lists split (not inside <> or quotes). */
     public List<String> headers(String name) {
         String n = name.toLowerCase(Locale.ROOT);

@@ -1,0 +1,223 @@
+package org.p2psip.servlet.admin;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.p2psip.core.auth.CredentialStore;
+import org.p2psip.core.auth.UserCredentials;
+import org.p2psip.core.location.AddressOfRecord;
+import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.net.HostPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A node's admin endpoint (HTTP, {@code --admin HOST:PORT}): user
+ * credentials into and out of the cluster's DHT, for {@code p2psip user}.
+ * Every request must be signed with the cluster secret
+ * ({@link AdminSignature}); each signature is accepted once.
+ *
+ * <pre>
+ * GET    /v1/domains   served domains and aliases, one per line
+ * GET    /v1/users     every user, "sip:user@domain" per line
+ * POST   /v1/users     add or replace users ({@link UserLines#credentials})
+ * DELETE /v1/users     remove users ({@link UserLines#aors}); answers how many existed
+ * </pre>
+ * Answers are text: 200 with the result, or a one-line reason with 400
+ * (bad input, nothing written), 401 (not signed with the secret), 404,
+ * 405, 413 or 500.
+ */
+public final class AdminServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
+    private static final int MAX_BODY = 16 * 1024 * 1024;
+    private static final Duration DHT_WAIT = Duration.ofSeconds(120);
+
+    private final HttpServer server;
+    private final ExecutorService threads;
+    private final AdminSignature signature;
+    private final ServedDomains domains;
+    private final CredentialStore credentials;
+    private final Clock clock;
+    /** Nonces of accepted requests until they leave the signature window. */
+    private final Map<String, Long> seen = new ConcurrentHashMap<>();
+
+    private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, ServedDomains domains,
+                        CredentialStore credentials, Clock clock) {
+        this.server = server;
+        this.threads = threads;
+        this.signature = signature;
+        this.domains = domains;
+        this.credentials = credentials;
+        this.clock = clock;
+    }
+
+    /** Binds {@code address} and serves until {@link #close}. */
+    public static AdminServer start(HostPort address, byte[] secret, ServedDomains domains,
+                                    CredentialStore credentials, Clock clock) throws IOException {
+        HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 16);
+        ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "p2psip-admin");
+            t.setDaemon(true);
+            return t;
+        });
+        AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), domains, credentials, clock);
+        http.createContext("/", admin::handle);
+        http.setExecutor(threads);
+        http.start();
+        return admin;
+    }
+
+    /** Where it listens. */
+    public HostPort address() {
+        InetSocketAddress a = server.getAddress();
+        return new HostPort(a.getAddress().getHostAddress(), a.getPort());
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    private void handle(HttpExchange exchange) {
+        try (exchange) {
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readNBytes(MAX_BODY + 1);
+            }
+            if (body.length > MAX_BODY) {
+                reply(exchange, 413, "request body over " + MAX_BODY + " bytes");
+                return;
+            }
+            String method = exchange.getRequestMethod();
+            String path = exchange.getRequestURI().getRawPath();
+            Optional<String> nonce = signature.verify(exchange.getRequestHeaders().getFirst("Authorization"), method,
+                    path, body, clock.instant());
+            if (nonce.isEmpty() || !firstSight(nonce.get())) {
+                reply(exchange, 401, "not signed with this cluster's secret, out of time, or replayed");
+                return;
+            }
+            String text = new String(body, StandardCharsets.UTF_8);
+            switch (method + " " + path) {
+                case "GET /v1/domains" -> reply(exchange, 200, domainsText());
+                case "GET /v1/users" -> reply(exchange, 200, listText(await(credentials.list())));
+                case "POST /v1/users" -> addUsers(exchange, text);
+                case "DELETE /v1/users" -> removeUsers(exchange, text);
+                default -> reply(exchange, path.startsWith("/v1/domains") || path.startsWith("/v1/users") ? 405 : 404,
+                        "no " + method + " " + path);
+            }
+        } catch (RuntimeException | IOException e) {
+            LOG.warn("admin request failed: {}", e.toString());
+            try {
+                reply(exchange, 500, String.valueOf(e.getMessage()));
+            } catch (IOException ignored) {
+                // The client has gone; nothing else to tell it.
+            }
+        }
+    }
+
+    private void addUsers(HttpExchange exchange, String text) throws IOException {
+        List<UserCredentials> users;
+        try {
+            users = UserLines.parseCredentials(text);
+            for (UserCredentials u : users) {
+                requireServed(u.aor());
+                if (!u.realm().equals(u.aor().host())) {
+                    throw new IllegalArgumentException(u.aor() + ": realm must be the user's domain " + u.aor().host());
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            reply(exchange, 400, e.getMessage());
+            return;
+        }
+        await(credentials.putAll(users));
+        reply(exchange, 200, "added " + users.size());
+    }
+
+    private void removeUsers(HttpExchange exchange, String text) throws IOException {
+        List<AddressOfRecord> aors;
+        try {
+            aors = UserLines.parseAors(text);
+        } catch (IllegalArgumentException e) {
+            reply(exchange, 400, e.getMessage());
+            return;
+        }
+        int removed = 0;
+        for (AddressOfRecord a : aors) {
+            if (await(credentials.remove(a))) {
+                removed++;
+            }
+        }
+        reply(exchange, 200, "removed " + removed);
+    }
+
+    private void requireServed(AddressOfRecord aor) {
+        if (!domains.domains().contains(aor.host())) {
+            throw new IllegalArgumentException(aor + ": domain " + aor.host() + " is not served by this cluster (serves "
+                    + String.join(", ", domains.domains()) + ")");
+        }
+    }
+
+    private String domainsText() {
+        StringBuilder b = new StringBuilder();
+        domains.domains().forEach(d -> b.append("domain ").append(d).append('\n'));
+        domains.aliases().forEach(a -> b.append("alias ").append(a).append('\n'));
+        return b.toString();
+    }
+
+    private static String listText(List<AddressOfRecord> aors) {
+        StringBuilder b = new StringBuilder();
+        aors.forEach(a -> b.append(a).append('\n'));
+        return b.toString();
+    }
+
+    private boolean firstSight(String nonce) {
+        long now = clock.millis();
+        if (seen.size() > 10_000) {
+            seen.values().removeIf(until -> until < now);
+        }
+        return seen.putIfAbsent(nonce, now + 2 * AdminSignature.WINDOW.toMillis()) == null;
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.get(DHT_WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the DHT failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the DHT did not answer within " + DHT_WAIT.toSeconds() + " s");
+        }
+    }
+
+    private static void reply(HttpExchange exchange, int status, String text) throws IOException {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+}
