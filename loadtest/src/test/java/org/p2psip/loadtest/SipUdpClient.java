@@ -19,9 +19,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.p2psip.core.auth.DigestAlgorithm;
-import org.p2psip.core.auth.DigestCredentials;
-import org.p2psip.core.auth.DigestRules;
+import org.p2psip.core.auth.DigestChallenge;
 
 /**
  * A minimal SIP UA over UDP for tests that need to see exact responses:
@@ -89,18 +87,8 @@ final class SipUdpClient implements AutoCloseable {
 
     /** The Authorization value answering one {@code Digest ...} challenge with qop=auth, nc 1. */
     static String answer(String challenge, String user, String password, String method, String uri) {
-        Map<String, String> p = new HashMap<>();
-        Matcher m = Pattern.compile("(\\w+)=(?:\"([^\"]*)\"|([^,\\s]+))").matcher(challenge);
-        while (m.find()) {
-            p.put(m.group(1).toLowerCase(java.util.Locale.ROOT), m.group(2) != null ? m.group(2) : m.group(3));
-        }
-        DigestAlgorithm a = DigestAlgorithm.byToken(p.getOrDefault("algorithm", "MD5")).orElseThrow();
-        DigestCredentials unsigned = new DigestCredentials(user, p.get("realm"), p.get("nonce"), uri, "", a.token(),
-                "0a4f113b", "auth", "00000001", "");
-        String response = DigestRules.expectedResponse(a, a.ha1(user, p.get("realm"), password), method, unsigned);
-        return "Digest username=\"" + user + "\", realm=\"" + p.get("realm") + "\", nonce=\"" + p.get("nonce")
-                + "\", uri=\"" + uri + "\", response=\"" + response + "\", algorithm=" + a.token()
-                + ", cnonce=\"0a4f113b\", qop=auth, nc=00000001";
+        return DigestChallenge.parse(challenge).orElseThrow(() -> new AssertionError("not a digest challenge: " + challenge))
+                .answer(user, password, method, uri, 1, "0a4f113b");
     }
 
     /**

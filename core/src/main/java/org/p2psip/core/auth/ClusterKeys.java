@@ -17,6 +17,23 @@ public final class ClusterKeys {
     private ClusterKeys() {
     }
 
+    /**
+     * An HMAC-SHA256 per thread keyed for {@code purpose}: {@link Mac} is not
+     * thread-safe, and making one per call costs more than the MAC itself.
+     */
+    public static ThreadLocal<Mac> macs(byte[] secret, String purpose) {
+        SecretKeySpec key = new SecretKeySpec(derive(secret, purpose), "HmacSHA256");
+        return ThreadLocal.withInitial(() -> {
+            try {
+                Mac mac = Mac.getInstance("HmacSHA256");
+                mac.init(key);
+                return mac;
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("every Java runtime has HmacSHA256", e);
+            }
+        });
+    }
+
     /** The key for {@code purpose}; {@code secret} must not be empty. */
     public static byte[] derive(byte[] secret, String purpose) {
         if (secret == null || secret.length == 0) {

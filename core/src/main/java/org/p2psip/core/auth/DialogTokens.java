@@ -1,13 +1,11 @@
 package org.p2psip.core.auth;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
 
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Tokens a node writes into its Record-Route so that the in-dialog
@@ -24,16 +22,7 @@ public final class DialogTokens {
     private final ThreadLocal<Mac> macs;
 
     public DialogTokens(byte[] secret) {
-        SecretKeySpec key = new SecretKeySpec(ClusterKeys.derive(secret, "record-route"), "HmacSHA256");
-        this.macs = ThreadLocal.withInitial(() -> {
-            try {
-                Mac mac = Mac.getInstance("HmacSHA256");
-                mac.init(key);
-                return mac;
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("every Java runtime has HmacSHA256", e);
-            }
-        });
+        this.macs = ClusterKeys.macs(secret, "record-route");
     }
 
     /** The token for the dialog with {@code callId}: 16 URI-safe characters. */

@@ -2,7 +2,6 @@ package org.p2psip.core.auth;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,7 +10,6 @@ import java.util.Base64;
 import java.util.Objects;
 
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Nonces that need no state on any node (DESIGN.md, "Trust model"): a
@@ -35,7 +33,6 @@ public final class StatelessNonces {
     /** Nodes' clocks differ a little; a nonce from slightly ahead is still one of ours. */
     static final Duration CLOCK_SKEW = Duration.ofSeconds(30);
 
-    private final SecretKeySpec key;
     private final Duration lifetime;
     private final ThreadLocal<Mac> macs;
 
@@ -48,9 +45,8 @@ public final class StatelessNonces {
         if (lifetime.isNegative() || lifetime.isZero()) {
             throw new IllegalArgumentException("the nonce lifetime must be positive");
         }
-        this.key = new SecretKeySpec(ClusterKeys.derive(secret, "sip-digest-nonce"), "HmacSHA256");
         this.lifetime = lifetime;
-        this.macs = ThreadLocal.withInitial(this::newMac);
+        this.macs = ClusterKeys.macs(secret, "sip-digest-nonce");
     }
 
     public Duration lifetime() {
@@ -102,15 +98,5 @@ public final class StatelessNonces {
         mac.update((byte) 0);
         mac.update(bytes, 0, length);
         return mac.doFinal();
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("every Java runtime has HmacSHA256", e);
-        }
     }
 }

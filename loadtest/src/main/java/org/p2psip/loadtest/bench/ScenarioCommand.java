@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.cli.ClusterSecrets;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -222,11 +223,9 @@ final class ScenarioCommand implements Callable<Integer> {
                 return BenchAuth.NONE;
             }
             case "required" -> {
-                Optional<String> secret = Optional.ofNullable(System.getenv("P2PSIP_CLUSTER_SECRET"))
-                        .or(() -> Optional.ofNullable(System.getenv("P2PSIP_OVERLAY_SECRET")))
-                        .filter(s -> !s.isEmpty());
+                Optional<String> secret = ClusterSecrets.resolve(null);
                 require(admin.isEmpty() || secret.isPresent(),
-                        "--admin needs the cluster secret in P2PSIP_CLUSTER_SECRET");
+                        "--admin needs the cluster secret in " + ClusterSecrets.ENV);
                 require(!password.isEmpty(), "--password must not be empty");
                 return BenchAuth.digest(users, password, admin, secret);
             }

@@ -8,16 +8,16 @@ import java.util.Optional;
  * one to use; the second is the name it had when it protected only the
  * overlay.
  */
-final class ClusterSecrets {
+public final class ClusterSecrets {
 
-    static final String ENV = "P2PSIP_CLUSTER_SECRET";
-    static final String LEGACY_ENV = "P2PSIP_OVERLAY_SECRET";
+    public static final String ENV = "P2PSIP_CLUSTER_SECRET";
+    public static final String LEGACY_ENV = "P2PSIP_OVERLAY_SECRET";
 
     private ClusterSecrets() {
     }
 
     /** The flag's value if given, else the environment's. */
-    static Optional<String> resolve(String flag) {
+    public static Optional<String> resolve(String flag) {
         if (flag != null && !flag.isEmpty()) {
             return Optional.of(flag);
         }
