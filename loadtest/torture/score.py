@@ -5,7 +5,7 @@ Each message goes to the node once over UDP (one datagram) and once over TCP
 (a connection of its own), with its top Via branch made unique so that no
 message is taken for a retransmission of another (the RFC's messages share
 branches), and RFC 5118's bare line feeds turned into CRLF with the
-Content-Length recomputed, as ../../../shared/sip-torture/README.md says.
+Content-Length recomputed (servlet/src/test/resources/sip-torture/README.md).
 What the node answers is checked against what that README expects of a
 registrar/proxy; a node that stops answering OPTIONS fails the rest.
 
@@ -20,12 +20,13 @@ import sys
 import time
 import uuid
 
-CORPUS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "../../../shared/sip-torture")
+CORPUS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                              "../../servlet/src/test/resources/sip-torture")
 HOST, PORT = sys.argv[1].rsplit(":", 1)
 PORT = int(PORT)
 
 ANY = "any final answer"
-# What a registrar/proxy should do with each message: a set of acceptable
+# What a registrar/proxy should do with each message (the expectations of RFC 4475 §3 and RFC 5118 §4): a set of acceptable
 # final statuses, "drop" (no answer), or ANY. REGISTERs that are valid may be
 # answered 200 or, where authentication is required, 401 (RFC 4475 §3.3.9:
 # "with auth: 401 challenge").

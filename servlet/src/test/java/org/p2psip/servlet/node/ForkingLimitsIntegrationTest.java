@@ -20,6 +20,7 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.testing.RequestText;
 import org.p2psip.servlet.testing.SharedLocalDhtProvider;
 import org.p2psip.servlet.testing.SipText;
+import org.p2psip.servlet.testing.Steady;
 import org.p2psip.servlet.testing.UdpPeer;
 
 /**
@@ -79,30 +80,13 @@ class ForkingLimitsIntegrationTest {
             ua.send(RequestText.standard("INVITE", target, ua.hostPort(), "sip:caller@elsewhere.test", target,
                     "loop-" + tag, 1).with("Contact: <sip:caller@" + ua.hostPort() + ">").text(), node1.sipAddress());
             SipText answer = ua.expect(m -> m.isResponse() && m.status() >= 300, "the final answer to the looping INVITE");
-            long settled = awaitQuiet(Duration.ofSeconds(1), Duration.ofSeconds(20));
+            long settled = Steady.await(ForkingLimitsIntegrationTest::forwarded, Duration.ofSeconds(1),
+                    Duration.ofSeconds(20));
 
             assertTrue(answer.status() == 482 || answer.status() == 483 || answer.status() == 404, answer.firstLine());
             assertTrue(settled - before < 100, (settled - before) + " requests forwarded for one INVITE");
             assertTrue(settled - before >= 4, "the first node forked to every contact");
         }
-    }
-
-    /** Waits until no node forwards anything for {@code quiet}; returns the total then. */
-    private static long awaitQuiet(Duration quiet, Duration limit) throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        long last = forwarded();
-        long stableSince = System.nanoTime();
-        while (System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            long now = forwarded();
-            if (now != last) {
-                last = now;
-                stableSince = System.nanoTime();
-            } else if (System.nanoTime() - stableSince >= quiet.toNanos()) {
-                return now;
-            }
-        }
-        throw new AssertionError("requests were still being forwarded after " + limit.toSeconds() + " s: " + last);
     }
 
     @Test

@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -21,7 +24,6 @@ import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.p2psip.core.location.AddressOfRecord;
@@ -32,7 +34,9 @@ import org.p2psip.servlet.testing.UdpPeer;
 
 /**
  * Every RFC 4475 torture message, sent as one UDP datagram to a running
- * node (the expectations are in /work/shared/sip-torture/README.md).
+ * node (the messages are test resources under {@code sip-torture/}; what a
+ * registrar/proxy should do with each is the table this class's constants
+ * and notes follow).
  *
  * <p>Each message gets a fresh node: many of the messages share the branch
  * {@code z9hG4bKkdjuw}, and JAIN-SIP keys server transactions by branch
@@ -62,7 +66,7 @@ import org.p2psip.servlet.testing.UdpPeer;
  */
 class TortureIntegrationTest {
 
-    private static final Path DIR = Path.of("/work/shared/sip-torture/rfc4475");
+    private static final Path DIR = resource("/sip-torture/rfc4475");
 
     /** Status the node must answer with; 0 means it must stay silent. */
     private static final Map<String, Integer> REQUIRED = Map.ofEntries(
@@ -117,12 +121,21 @@ class TortureIntegrationTest {
 
     @TestFactory
     Stream<DynamicTest> everyTortureMessageIsAnsweredOrDroppedAndTheNodeSurvives() throws IOException {
-        Assumptions.assumeTrue(Files.isDirectory(DIR), "torture messages not present");
         List<Path> files = new ArrayList<>();
         try (Stream<Path> s = Files.list(DIR)) {
             s.filter(p -> p.toString().endsWith(".dat")).sorted().forEach(files::add);
         }
         return files.stream().map(f -> DynamicTest.dynamicTest(name(f), () -> check(f)));
+    }
+
+    private static Path resource(String name) {
+        URL url = Objects.requireNonNull(TortureIntegrationTest.class.getResource(name),
+                "test resource " + name + " is missing");
+        try {
+            return Path.of(url.toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("test resource " + name + " has no file path", e);
+        }
     }
 
     private static String name(Path f) {
