@@ -60,10 +60,7 @@ public record ServedDomains(List<String> domains, List<HostPort> aliases) {
         if (host == null) {
             return Optional.empty();
         }
-        String h = host.toLowerCase(Locale.ROOT);
-        if (h.startsWith("[") && h.endsWith("]")) {
-            h = h.substring(1, h.length() - 1);
-        }
+        String h = bare(host);
         for (String d : domains) {
             if (d.equals(h)) {
                 return Optional.of(d);
@@ -75,6 +72,25 @@ public record ServedDomains(List<String> domains, List<HostPort> aliases) {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether host:port is exactly one of the {@link #aliases} (a node or
+     * balancer of this cluster), as a Via's sent-by names it; a missing
+     * port (0 or less) is 5060.
+     */
+    public boolean isAlias(String host, int port) {
+        if (host == null) {
+            return false;
+        }
+        String h = bare(host);
+        int p = port > 0 ? port : 5060;
+        return aliases.stream().anyMatch(a -> a.port() == p && a.host().equals(h));
+    }
+
+    private static String bare(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.startsWith("[") && h.endsWith("]") ? h.substring(1, h.length() - 1) : h;
     }
 
     /** Whether a URI with this host and port names something this cluster serves. */

@@ -43,6 +43,14 @@ class ServedDomainsTest {
     }
 
     @Test
+    void anAliasIsMatchedByHostAndPortWithAMissingPortMeaning5060() {
+        assertTrue(domains.isAlias("127.0.0.1", 5062));
+        assertTrue(domains.isAlias("127.0.0.1", 0));
+        assertFalse(domains.isAlias("127.0.0.1", 5099));
+        assertFalse(domains.isAlias("p2psip.test", 5060));
+    }
+
+    @Test
     void theFirstDomainIsTheDefault() {
         assertEquals("p2psip.test", domains.defaultDomain());
     }

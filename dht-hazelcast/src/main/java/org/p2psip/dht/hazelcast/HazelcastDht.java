@@ -71,6 +71,9 @@ public final class HazelcastDht implements Dht {
 
     /** The member attribute that carries the SIP address of the front node beside the member. */
     static final String SIP_ATTRIBUTE = "p2psip.sip";
+    /** How long, in all, placement waits for a freshly started member's partition table. */
+    private static final int OWNER_WAIT_ATTEMPTS = 20;
+    private static final long OWNER_WAIT_MILLIS = 50;
     static final String MAP_NAME = "p2psip-dht";
     static final String VERSIONS_NAME = "p2psip-dht-versions";
 
@@ -173,14 +176,27 @@ public final class HazelcastDht implements Dht {
         if (closed) {
             return closedFailure();
         }
+        return placement(key, OWNER_WAIT_ATTEMPTS);
+    }
+
+    /**
+     * The partition table is replicated to every member and client, so this
+     * is a local lookup and completes at once — except on a member that has
+     * just started, whose table the master arranges on first use: then it
+     * asks again a little later, for up to a second.
+     */
+    private CompletableFuture<Placement> placement(String key, int attemptsLeft) {
         try {
-            // The partition table is replicated to every member and client, so this
-            // is a local lookup and completes at once.
             Partition partition = hazelcast.getPartitionService().getPartition(key);
             Member owner = partition.getOwner();
             if (owner == null) {
-                return CompletableFuture.failedFuture(
-                        new DhtException("hazelcast has not assigned an owner to the partition of " + key + " yet"));
+                if (attemptsLeft <= 1 || closed) {
+                    return CompletableFuture.failedFuture(
+                            new DhtException("hazelcast has not assigned an owner to the partition of " + key + " yet"));
+                }
+                return CompletableFuture.supplyAsync(() -> null,
+                                CompletableFuture.delayedExecutor(OWNER_WAIT_MILLIS, TimeUnit.MILLISECONDS))
+                        .thenCompose(x -> placement(key, attemptsLeft - 1));
             }
             return CompletableFuture.completedFuture(
                     new Placement(peerOf(owner), backupsOf(partition.getPartitionId(), owner)));

@@ -46,6 +46,11 @@ public record BenchAuth(boolean required, int users, String password, List<HostP
         }
     }
 
+    /** The same users, taken to exist already: a run with this does not provision them again. */
+    public BenchAuth provisioned() {
+        return new BenchAuth(required, users, password, List.of(), secret);
+    }
+
     /** Authentication as {@code users} bench users, provisioned through {@code admin} when it is not empty. */
     public static BenchAuth digest(int users, String password, List<HostPort> admin, Optional<String> secret) {
         return new BenchAuth(true, users, password, admin, secret);

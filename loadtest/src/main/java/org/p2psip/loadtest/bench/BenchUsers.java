@@ -22,21 +22,23 @@ public final class BenchUsers {
     private BenchUsers() {
     }
 
-    /** Adds or refreshes every user {@code spec} will authenticate as; throws {@link BenchException} if it cannot. */
-    public static void provision(LoadSpec spec) {
-        BenchAuth auth = spec.auth();
+    /**
+     * Adds or refreshes the {@code auth.users()} bench users and
+     * {@code callees} UAS users of {@code domain} (host[:port] as the AORs
+     * name it) through {@code auth}'s admin endpoints; throws
+     * {@link BenchException} if it cannot.
+     */
+    public static void provision(BenchAuth auth, String domain, int callees) {
         AdminClient admin = new AdminClient(auth.admin(), auth.secret().orElseThrow().getBytes(StandardCharsets.UTF_8),
                 Clock.systemUTC());
         try {
             ServedDomains domains = admin.domains();
-            List<UserCredentials> users = new ArrayList<>(auth.users() + spec.aors());
+            List<UserCredentials> users = new ArrayList<>(auth.users() + callees);
             for (int i = 0; i < auth.users(); i++) {
-                users.add(credentials(BenchAuth.USER_PREFIX + i, spec, domains));
+                users.add(credentials(BenchAuth.USER_PREFIX + i, domain, domains, auth.password()));
             }
-            if (spec.scenario().needsUas()) {
-                for (int i = 0; i < spec.aors(); i++) {
-                    users.add(credentials(BenchAuth.CALLEE_PREFIX + i, spec, domains));
-                }
+            for (int i = 0; i < callees; i++) {
+                users.add(credentials(BenchAuth.CALLEE_PREFIX + i, domain, domains, auth.password()));
             }
             admin.putUsers(users);
         } catch (AdminException e) {
@@ -44,8 +46,8 @@ public final class BenchUsers {
         }
     }
 
-    private static UserCredentials credentials(String user, LoadSpec spec, ServedDomains domains) throws AdminException {
-        return UserCredentials.fromPassword(AdminClient.canonical(user + "@" + spec.effectiveDomain(), domains),
-                spec.auth().password());
+    private static UserCredentials credentials(String user, String domain, ServedDomains domains, String password)
+            throws AdminException {
+        return UserCredentials.fromPassword(AdminClient.canonical(user + "@" + domain, domains), password);
     }
 }

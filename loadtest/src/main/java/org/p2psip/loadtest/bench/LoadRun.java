@@ -84,7 +84,7 @@ public final class LoadRun implements AutoCloseable {
         InetSocketAddress target = Sockets.resolve(spec.target().host(), spec.target().port());
         InetAddress local = Sockets.local(spec.localHost(), target);
         if (spec.auth().required() && !spec.auth().admin().isEmpty()) {
-            BenchUsers.provision(spec);
+            BenchUsers.provision(spec.auth(), spec.effectiveDomain(), spec.scenario().needsUas() ? spec.aors() : 0);
         }
         EventLoopGroup group = new NioEventLoopGroup(spec.threads());
         List<Lane> lanes = new ArrayList<>();

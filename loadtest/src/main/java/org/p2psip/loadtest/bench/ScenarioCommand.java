@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.cli.AuthMode;
 import org.p2psip.servlet.cli.ClusterSecrets;
 
 import picocli.CommandLine;
@@ -121,11 +122,12 @@ final class ScenarioCommand implements Callable<Integer> {
     int maxInFlight;
 
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            converter = AuthMode.Converter.class,
             description = "required: act as the target's users bench0..bench<N-1> (and benchcallee0.. for the "
                     + "built-in UAS), answering 401/407 digest challenges and then sending credentials with every "
                     + "request, the nonce count going up as a phone's does; none: for a target running --auth none. "
                     + "Default: ${DEFAULT-VALUE}.")
-    String auth;
+    AuthMode auth;
 
     @Option(names = "--users", paramLabel = "N",
             description = "With --auth required: how many bench users flows cycle through. Default: ${DEFAULT-VALUE}.")
@@ -218,20 +220,13 @@ final class ScenarioCommand implements Callable<Integer> {
     }
 
     private BenchAuth benchAuth() {
-        switch (auth.toLowerCase(java.util.Locale.ROOT)) {
-            case "none" -> {
-                return BenchAuth.NONE;
-            }
-            case "required" -> {
-                Optional<String> secret = ClusterSecrets.resolve(null);
-                require(admin.isEmpty() || secret.isPresent(),
-                        "--admin needs the cluster secret in " + ClusterSecrets.ENV);
-                require(!password.isEmpty(), "--password must not be empty");
-                return BenchAuth.digest(users, password, admin, secret);
-            }
-            default -> throw new ParameterException(spec.commandLine(),
-                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
+        if (!auth.required()) {
+            return BenchAuth.NONE;
         }
+        Optional<String> secret = ClusterSecrets.resolve(null);
+        require(admin.isEmpty() || secret.isPresent(), "--admin needs the cluster secret in " + ClusterSecrets.ENV);
+        require(!password.isEmpty(), "--password must not be empty");
+        return BenchAuth.digest(users, password, admin, secret);
     }
 
     private BenchTransport transport(String value, String flag) {

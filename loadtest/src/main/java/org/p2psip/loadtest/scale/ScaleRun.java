@@ -143,19 +143,20 @@ public final class ScaleRun {
         try {
             BenchAuth benchAuth = BenchAuth.NONE;
             if (authRequired) {
-                benchAuth = BenchAuth.digest(settings.users(), BenchAuth.DEFAULT_PASSWORD, List.of(), cluster.secret());
+                BenchAuth provisioning = BenchAuth.digest(settings.users(), BenchAuth.DEFAULT_PASSWORD,
+                        cluster.admins(), cluster.secret());
+                // Once per cluster: every scenario measured on it uses the same users.
+                benchAuth = provisioning.provisioned();
                 long p0 = System.nanoTime();
                 try {
-                    BenchUsers.provision(LoadSpec.of(Scenario.CALL, cluster.balancer()).withAors(settings.aors())
-                            .withAuth(BenchAuth.digest(settings.users(), BenchAuth.DEFAULT_PASSWORD, cluster.admins(),
-                                    cluster.secret())));
+                    BenchUsers.provision(provisioning, cluster.balancer().toString(), callees());
                 } catch (RuntimeException e) {
                     for (Scenario s : settings.scenarios()) {
                         cells.add(ScaleCell.failed(dht, auth, nodes, s.label(), e.getMessage(), loadAverage()));
                     }
                     return cells;
                 }
-                say("%s x%d: provisioned %,d users in %.1f s", row, nodes, settings.users() + settings.aors(),
+                say("%s x%d: provisioned %,d users in %.1f s", row, nodes, settings.users() + callees(),
                         (System.nanoTime() - p0) / 1e9);
             }
             boolean fresh = true;
@@ -175,6 +176,11 @@ public final class ScaleRun {
             current.set(null);
         }
         return cells;
+    }
+
+    /** The built-in UAS's users, when some scenario has the UAS. */
+    private int callees() {
+        return settings.scenarios().stream().anyMatch(Scenario::needsUas) ? settings.aors() : 0;
     }
 
     private int firstMultiNodeCount() {

@@ -59,7 +59,7 @@ class ScaleSmokeTest {
         assertEquals(List.of("local", "required", "1", "register", "ok"), csv.get(1).subList(0, 5), log);
         assertEquals(List.of("local", "required", "2", "register", "skipped"), csv.get(2).subList(0, 5));
         assertEquals(List.of("local", "none", "1", "register", "ok"), csv.get(3).subList(0, 5), log);
-        assertTrue(log.contains("provisioned 2,500 users"), "the generator's users are provisioned: " + log);
+        assertTrue(log.contains("provisioned 2,000 users"), "the generator's users are provisioned: " + log);
 
         @SuppressWarnings("unchecked")
         Map<String, Object> json = (Map<String, Object>) MiniJson.parse(

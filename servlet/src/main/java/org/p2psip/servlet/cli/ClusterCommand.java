@@ -102,9 +102,10 @@ final class ClusterCommand implements Callable<Integer> {
     List<String> domains = new ArrayList<>();
 
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            converter = AuthMode.Converter.class,
             description = "required: digest authentication of REGISTERs and of requests from local users; "
                     + "none: anyone may register anything (closed test networks only). Default: ${DEFAULT-VALUE}.")
-    String auth;
+    AuthMode auth;
 
     @Option(names = "--digest-algorithms", paramLabel = "LIST", defaultValue = "SHA-256,SHA-512-256,MD5",
             description = "Digest algorithms the nodes offer, most preferred first (MD5 alone for SIPp 3.6 and "
@@ -202,11 +203,7 @@ final class ClusterCommand implements Callable<Integer> {
         if (replicas < 1) {
             throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
         }
-        if (!"required".equals(auth) && !"none".equals(auth)) {
-            throw new ParameterException(spec.commandLine(),
-                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
-        }
-        if ("none".equals(auth)) {
+        if (!auth.required()) {
             System.err.println("p2psip cluster: --auth none: anyone can register, remove or replace any binding; "
                     + "use it on closed test networks only");
         }
@@ -260,7 +257,7 @@ final class ClusterCommand implements Callable<Integer> {
         for (int i = 1; i <= nodeCount; i++) {
             flags.addAll(List.of("--alias", nodeSip(i).toString()));
         }
-        flags.addAll(List.of("--auth", auth, "--digest-algorithms", digestAlgorithms));
+        flags.addAll(List.of("--auth", auth.flag(), "--digest-algorithms", digestAlgorithms));
         return flags;
     }
 

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -96,10 +95,11 @@ final class NodeCommand implements Callable<Integer> {
     List<HostPort> aliases = new ArrayList<>();
 
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
+            converter = AuthMode.Converter.class,
             description = "required: REGISTERs and requests from local users must carry digest credentials "
                     + "(401/407 until they do). none: anyone may register any AOR of a served domain; for "
                     + "closed test networks only. Default: ${DEFAULT-VALUE}.")
-    String auth;
+    AuthMode auth;
 
     @Option(names = "--digest-algorithms", paramLabel = "LIST", defaultValue = "SHA-256,SHA-512-256,MD5",
             description = "Digest algorithms offered, most preferred first. Clients that give up at the first "
@@ -201,12 +201,7 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     private TrustSettings trust(Optional<String> secret) {
-        boolean required = switch (auth.toLowerCase(Locale.ROOT)) {
-            case "required" -> true;
-            case "none" -> false;
-            default -> throw new ParameterException(spec.commandLine(),
-                    "Invalid value for option '--auth': '" + auth + "' (required or none)");
-        };
+        boolean required = auth.required();
         if (!required) {
             LOG.warn("--auth none: anyone can register, remove or replace any binding of a served domain; "
                     + "use it on closed test networks only");

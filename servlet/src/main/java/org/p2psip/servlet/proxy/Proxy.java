@@ -4,7 +4,6 @@ import java.text.ParseException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -220,25 +219,14 @@ public final class Proxy {
     private boolean targetIsLocal(Request processed) {
         URI next = processed.getHeader(RouteHeader.NAME) instanceof RouteHeader route
                 ? route.getAddress().getURI() : processed.getRequestURI();
-        return isLocal(next);
-    }
-
-    private boolean isLocal(URI uri) {
-        if (!(uri instanceof SipURI)) {
+        if (!(next instanceof SipURI)) {
             return false;
         }
         try {
-            return trust.domains().serves(SipUri.parse(uri.toString()));
+            return trust.domains().serves(SipUri.parse(next.toString()));
         } catch (IllegalArgumentException e) {
             return false;
         }
-    }
-
-    /** Whether host:port is one of the cluster's node or balancer addresses (an alias of the default domain). */
-    private boolean isClusterNode(String host, int port) {
-        int p = port > 0 ? port : 5060;
-        String h = host == null ? "" : host.toLowerCase(Locale.ROOT);
-        return trust.domains().aliases().stream().anyMatch(a -> a.port() == p && a.host().equals(h));
     }
 
     /** Whether a node of this cluster (its branch marker on a Via) forwarded the request before. */
@@ -326,7 +314,7 @@ public final class Proxy {
             return;
         }
         if (!sip.self().isSentBy(top.getHost(), top.getPort())) {
-            if (top.getBranch().startsWith(LoopDetection.MARKER) && isClusterNode(top.getHost(), top.getPort())) {
+            if (top.getBranch().startsWith(LoopDetection.MARKER) && trust.domains().isAlias(top.getHost(), top.getPort())) {
                 sip.send(null, (Response) response.clone());
             }
             return;
@@ -349,17 +337,23 @@ public final class Proxy {
     private void resolve(Request processed, boolean routedHere, boolean inDialog, boolean passedThroughCluster,
                          Consumer<List<List<Target>>> onTargets, Rejection onReject) {
         URI uri = processed.getRequestURI();
-        if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog) || !isLocal(uri)) {
+        if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog)) {
             onTargets.accept(List.of(List.of(Target.direct(uri))));
             return;
         }
-        AddressOfRecord aor;
+        Optional<AddressOfRecord> local;
         try {
-            aor = trust.domains().canonical(SipUri.parse(uri.toString()).toAddressOfRecord()).orElseThrow();
+            local = trust.domains().canonical(SipUri.parse(uri.toString()).toAddressOfRecord());
         } catch (IllegalArgumentException e) {
             onReject.reject(Response.BAD_REQUEST, "Bad Request-URI: " + e.getMessage());
             return;
         }
+        if (local.isEmpty()) {
+            // Another domain: the relay decision already let it through.
+            onTargets.accept(List.of(List.of(Target.direct(uri))));
+            return;
+        }
+        AddressOfRecord aor = local.get();
         CompletableFuture<List<Binding>> lookup;
         try {
             lookup = locations.lookup(aor).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);

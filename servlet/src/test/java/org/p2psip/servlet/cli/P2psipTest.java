@@ -49,6 +49,15 @@ class P2psipTest {
     }
 
     @Test
+    void anAuthModeOtherThanRequiredOrNoneIsAOneLineUsageError() {
+        Run r = run("node", "--sip", "127.0.0.1:5060", "--auth", "maybe");
+
+        assertEquals(2, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("required or none"), r.err());
+    }
+
+    @Test
     void unknownFlagIsOneLineOnStderrWithNonZeroExit() {
         Run r = run("node", "--sip", "127.0.0.1:5060", "--frobnicate");
 
