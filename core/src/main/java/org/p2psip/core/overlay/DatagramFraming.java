@@ -18,7 +18,7 @@ import io.netty.util.concurrent.PromiseCombiner;
  * The datagram end of the UDP overlay pipeline: a signed frame becomes one or
  * more datagrams (a frame larger than one datagram is split, because a value
  * may exceed UDP's 64 KiB), and datagrams are reassembled into the signed
- * frame the {@link FrameVerifier} above expects. Each fragment carries
+ * frame the {@link DatagramAuthenticator} above expects. Each fragment carries
  * {@code frameId(8) index(2) count(2)}; fragments of a frame that is not
  * complete within {@code reassemblyNanos} are discarded, which the
  * requester sees as a lost datagram and retries.

@@ -2,9 +2,9 @@ package org.p2psip.core.overlay;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -29,11 +29,14 @@ import org.p2psip.core.net.HostPort;
 /**
  * The overlay transport over UDP, for Kademlia: one socket both serves and
  * asks, and every frame is a datagram (split into fragments when larger
- * than one). The pipeline reuses the TCP transport's handlers — the same
- * {@link FrameVerifier}/{@link FrameSigner} with the cluster
- * {@link OverlaySecret}, {@link OverlayFrameCodec} and
- * {@link OverlayDispatcher} — with datagram framing and addressing in
- * place of TCP's length prefix and connections.
+ * than one). The pipeline reuses the TCP transport's {@link OverlayFrameCodec}
+ * and {@link OverlayDispatcher}, with datagram framing and addressing in
+ * place of TCP's length prefix and connections, and
+ * {@link DatagramAuthenticator} in place of its handshake and session: with
+ * no connection to hold a session key, every frame carries its time, a
+ * random nonce and its destination under the MAC, and a frame older than
+ * {@link #FRESHNESS_WINDOW}, addressed elsewhere, or seen before is refused
+ * (see {@link DatagramSeal}). Node clocks must agree within that window.
  *
  * <p>UDP loses datagrams, so a request is resent with the same id every
  * {@code retryEvery} (doubling) until answered or {@code timeout} passes;
@@ -45,6 +48,14 @@ import org.p2psip.core.net.HostPort;
  */
 public final class NettyUdpOverlayTransport implements AutoCloseable {
 
+    /** How far a frame's timestamp may lie from the receiver's clock, either way. */
+    public static final Duration FRESHNESS_WINDOW = Duration.ofSeconds(30);
+    /**
+     * Nonces remembered at most: about 40 MB, and at 8,000 datagrams a second
+     * still more than a window's worth.
+     */
+    static final int MAX_REMEMBERED_NONCES = 1 << 19;
+
     /** Fragment size: well under the 65,507-byte UDP limit. */
     static final int FRAGMENT_PAYLOAD_BYTES = 60_000;
 
@@ -54,21 +65,21 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
     private final Map<Long, InetSocketAddress> destinations;
     private final int maxPayloadBytes;
     private final Duration retryEvery;
-    private final AtomicLong droppedFrames;
+    private final OverlayRefusals refusals;
     private final AtomicLong retransmissions = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HostPort local;
 
     private NettyUdpOverlayTransport(EventLoopGroup group, Channel channel, PendingRequests pending,
                                      Map<Long, InetSocketAddress> destinations, int maxPayloadBytes,
-                                     Duration retryEvery, AtomicLong droppedFrames, HostPort local) {
+                                     Duration retryEvery, OverlayRefusals refusals, HostPort local) {
         this.group = group;
         this.channel = channel;
         this.pending = pending;
         this.destinations = destinations;
         this.maxPayloadBytes = maxPayloadBytes;
         this.retryEvery = retryEvery;
-        this.droppedFrames = droppedFrames;
+        this.refusals = refusals;
         this.local = local;
     }
 
@@ -80,13 +91,24 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
     public static CompletableFuture<NettyUdpOverlayTransport> bind(HostPort listen, OverlaySecret secret,
                                                                    int maxPayloadBytes, Duration retryEvery,
                                                                    OverlayRequestHandler handler) {
+        return bind(listen, secret, maxPayloadBytes, retryEvery, Clock.systemUTC(), FRESHNESS_WINDOW, handler);
+    }
+
+    /**
+     * As {@link #bind(HostPort, OverlaySecret, int, Duration, OverlayRequestHandler)}, with the clock
+     * frames are stamped and judged by and the freshness window given.
+     */
+    static CompletableFuture<NettyUdpOverlayTransport> bind(HostPort listen, OverlaySecret secret,
+                                                            int maxPayloadBytes, Duration retryEvery, Clock clock,
+                                                            Duration freshness, OverlayRequestHandler handler) {
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("overlay-udp-" + listen.port(),
                 true));
         PendingRequests pending = new PendingRequests(group);
         Map<Long, InetSocketAddress> destinations = new ConcurrentHashMap<>();
-        Set<String> loggedHosts = ConcurrentHashMap.newKeySet();
-        AtomicLong dropped = new AtomicLong();
-        int maxFrame = OverlayFrame.HEADER_BYTES + maxPayloadBytes + OverlaySecret.MAC_BYTES;
+        OverlayRefusals refusals = new OverlayRefusals();
+        int maxFrame = OverlayFrame.HEADER_BYTES + maxPayloadBytes + DatagramSeal.MAX_OVERHEAD_BYTES;
+        // Nonces are kept by the second; a window's worth is a few dozen buckets.
+        Duration bucket = freshness.dividedBy(Math.max(1, Math.min(30, freshness.toSeconds())));
         Bootstrap bootstrap = new Bootstrap().group(group).channel(NioDatagramChannel.class)
                 .option(ChannelOption.SO_RCVBUF, 4 << 20)
                 .option(ChannelOption.SO_SNDBUF, 4 << 20)
@@ -98,8 +120,10 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
                         ch.pipeline()
                                 .addLast("datagrams", new DatagramFraming(route, FRAGMENT_PAYLOAD_BYTES, maxFrame,
                                         TimeUnit.SECONDS.toNanos(10)))
-                                .addLast("verifier", new FrameVerifier(secret, loggedHosts, dropped))
-                                .addLast("signer", new FrameSigner(secret))
+                                .addLast("authenticator", new DatagramAuthenticator(
+                                        new DatagramSeal(secret, new NonceWindow(freshness, bucket,
+                                                MAX_REMEMBERED_NONCES)),
+                                        route, clock, refusals, () -> (InetSocketAddress) ch.localAddress()))
                                 .addLast("codec", new OverlayFrameCodec())
                                 .addLast("addressing", new DatagramAddressing(route, destinations::get,
                                         TimeUnit.SECONDS.toNanos(30), 4096))
@@ -111,7 +135,7 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
             if (f.isSuccess()) {
                 InetSocketAddress bound = (InetSocketAddress) f.channel().localAddress();
                 result.complete(new NettyUdpOverlayTransport(group, f.channel(), pending, destinations,
-                        maxPayloadBytes, retryEvery, dropped, new HostPort(listen.host(), bound.getPort())));
+                        maxPayloadBytes, retryEvery, refusals, new HostPort(listen.host(), bound.getPort())));
             } else {
                 group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
                 String why = f.cause() instanceof BindException ? "is already in use or not local"
@@ -128,9 +152,12 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
         return local;
     }
 
-    /** Frames dropped because their MAC did not verify. */
+    /**
+     * Datagrams refused: a MAC that did not verify, another destination, a
+     * timestamp outside the window, or a nonce seen before.
+     */
     public long droppedFrames() {
-        return droppedFrames.get();
+        return refusals.count();
     }
 
     /** Requests resent because no answer came within the retry interval. */

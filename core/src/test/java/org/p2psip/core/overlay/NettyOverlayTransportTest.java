@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -56,12 +58,23 @@ class NettyOverlayTransportTest {
     }
 
     @Test
-    void peerWithAnotherSecretGetsNoAnswerAndItsFramesAreDropped() throws Exception {
-        NettyOverlayTransport server = start("right", 1 << 20, ECHO);
+    void peerWithAnotherSecretIsRefusedAtTheHandshakeBeforeAnyFrame() throws Exception {
+        AtomicInteger executed = new AtomicInteger();
+        NettyOverlayTransport server = start("right", 1 << 20, (type, payload) -> {
+            executed.incrementAndGet();
+            return CompletableFuture.completedFuture(payload);
+        });
         NettyOverlayTransport intruder = start("wrong", 1 << 20, ECHO);
-        OverlayException e = failure(intruder.request(server.localAddress(), 1, new byte[] {1}, Duration.ofMillis(300)));
-        assertEquals(OverlayException.Reason.TIMEOUT, e.reason());
+        OverlayException e = failure(intruder.request(server.localAddress(), 1, new byte[] {1}, Duration.ofSeconds(5)));
+        assertEquals(OverlayException.Reason.UNREACHABLE, e.reason());
+        assertTrue(e.getMessage().contains("overlay-secret"), e.getMessage());
+        // The intruder refuses the server's proof as the server refuses its own: which end sees it first varies.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.droppedFrames() == 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
         assertEquals(1, server.droppedFrames());
+        assertEquals(0, executed.get());
     }
 
     @Test

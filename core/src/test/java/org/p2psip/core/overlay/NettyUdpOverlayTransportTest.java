@@ -3,10 +3,15 @@ package org.p2psip.core.overlay;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -124,5 +130,53 @@ class NettyUdpOverlayTransportTest {
         first.close();
         assertEquals(OverlayException.Reason.CLOSED, failure(first.request(new HostPort("127.0.0.1", 9), 1,
                 new byte[0], Duration.ofSeconds(1))).reason());
+    }
+
+    @Test
+    void replayedRequestDatagramIsNotAnsweredAgain() throws Exception {
+        AtomicInteger executions = new AtomicInteger();
+        NettyUdpOverlayTransport server = start("s", Duration.ofMillis(100), (type, payload) -> {
+            executions.incrementAndGet();
+            return CompletableFuture.completedFuture(payload);
+        });
+        byte[] datagram = SealedDatagrams.datagram(OverlaySecret.of("s"), server.localAddress(),
+                new OverlayFrame(OverlayFrame.Kind.REQUEST, 1, 77, new byte[] {5}), Clock.systemUTC());
+        try (DatagramSocket attacker = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            assertNotNull(SealedDatagrams.sendAndListen(attacker, server.localAddress(), datagram,
+                    Duration.ofSeconds(5)), "the original is answered");
+            assertNull(SealedDatagrams.sendAndListen(attacker, server.localAddress(), datagram,
+                    Duration.ofMillis(500)), "its replay is not");
+        }
+        assertEquals(1, executions.get());
+        assertEquals(1, server.droppedFrames());
+    }
+
+    @Test
+    void datagramStampedOutsideTheWindowIsRefused() throws Exception {
+        NettyUdpOverlayTransport server = start("s", Duration.ofMillis(100), ECHO);
+        Clock past = Clock.offset(Clock.systemUTC(), NettyUdpOverlayTransport.FRESHNESS_WINDOW.plusSeconds(5).negated());
+        byte[] old = SealedDatagrams.datagram(OverlaySecret.of("s"), server.localAddress(),
+                new OverlayFrame(OverlayFrame.Kind.REQUEST, 1, 78, new byte[] {5}), past);
+        try (DatagramSocket attacker = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            assertNull(SealedDatagrams.sendAndListen(attacker, server.localAddress(), old, Duration.ofMillis(500)));
+        }
+        assertEquals(1, server.droppedFrames());
+    }
+
+    @Test
+    void replayedAnswerDatagramIsRefusedLikeARequest() throws Exception {
+        NettyUdpOverlayTransport client = start("s", Duration.ofMillis(50), ECHO);
+        byte[] answer = SealedDatagrams.datagram(OverlaySecret.of("s"), client.localAddress(),
+                new OverlayFrame(OverlayFrame.Kind.RESPONSE, 1, 79, new byte[] {5}), Clock.systemUTC());
+        try (DatagramSocket recorder = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            SealedDatagrams.sendAndListen(recorder, client.localAddress(), answer, Duration.ofMillis(1));
+            SealedDatagrams.sendAndListen(recorder, client.localAddress(), answer, Duration.ofMillis(1));
+        }
+        // The first is authentic and fresh (and answers nothing pending); the copy is refused.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (client.droppedFrames() == 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        assertEquals(1, client.droppedFrames());
     }
 }
