@@ -49,6 +49,15 @@ public interface Dht extends AutoCloseable {
     CompletableFuture<Placement> placement(String key);
 
     /**
+     * How many values this node holds now, owned and replicated, live or not
+     * yet purged; -1 if the backend cannot tell. Cheap enough to ask per
+     * request: the registrar refuses new registrations past its cap by it.
+     */
+    default long storedEntries() {
+        return -1;
+    }
+
+    /**
      * Leaves the overlay and frees its resources; idempotent. Calls made
      * after it complete exceptionally with {@link IllegalStateException}.
      */

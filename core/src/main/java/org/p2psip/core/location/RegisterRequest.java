@@ -46,4 +46,25 @@ public record RegisterRequest(AddressOfRecord aor, List<ContactSpec> contacts, O
     public boolean isFetch() {
         return contacts.isEmpty();
     }
+
+    /**
+     * Whether applying this request may store a binding: it names a contact
+     * that is not the wildcard with an expiry other than 0 (its own
+     * {@code expires} parameter, else the Expires header, else the
+     * registrar's default, which is never 0; §10.3 step 6). Fetches and
+     * removals only ever shrink what is stored.
+     */
+    public boolean mayAddBindings() {
+        for (ContactSpec c : contacts) {
+            if (c.isWildcard()) {
+                continue;
+            }
+            OptionalLong own = c.expires();
+            long e = own.isPresent() ? own.getAsLong() : expires.orElse(1);
+            if (e != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,6 +37,7 @@ import org.p2psip.servlet.lb.SipBalancer;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -118,6 +120,9 @@ final class ClusterCommand implements Callable<Integer> {
                     + "the endpoints off. Default: ${DEFAULT-VALUE}.")
     int adminBase = 8001;
 
+    @Mixin
+    ProtectionOptions protection = new ProtectionOptions();
+
     /** One node process and what it printed. */
     private record Child(int number, HostPort sip, Optional<HostPort> overlay, Optional<HostPort> admin,
                          Process process, List<String> output, CompletableFuture<Void> ready) {
@@ -180,6 +185,11 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private BalancerSettings validate() {
+        try {
+            protection.settings(Set.of());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         List<String> backends = DhtBackends.names();
         if (!backends.contains(dht)) {
             throw new ParameterException(spec.commandLine(), "unknown DHT backend '" + dht + "' (available: "
@@ -278,6 +288,7 @@ final class ClusterCommand implements Callable<Integer> {
         Optional<HostPort> admin = nodeAdmin(number);
         admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
         command.addAll(trustFlags());
+        command.addAll(protection.nodeFlags());
         Process p;
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -18,12 +19,14 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
+import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.node.TrustSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -146,6 +149,9 @@ final class NodeCommand implements Callable<Integer> {
             description = "Most contacts one address-of-record may hold. Default: ${DEFAULT-VALUE}.")
     int maxContacts = RegistrarPolicy.DEFAULT.maxContacts();
 
+    @Mixin
+    ProtectionOptions protection = new ProtectionOptions();
+
     @Override
     public Integer call() {
         NodeSettings settings = settings();
@@ -170,6 +176,14 @@ final class NodeCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private ProtectionSettings protection() {
+        try {
+            return protection.settings(Set.of());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private NodeSettings settings() {
@@ -197,7 +211,8 @@ final class NodeCommand implements Callable<Integer> {
         Optional<String> secret = ClusterSecrets.resolve(clusterSecret);
         secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
-                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), trust(secret));
+                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), trust(secret),
+                protection());
     }
 
     private TrustSettings trust(Optional<String> secret) {

@@ -10,12 +10,18 @@ import java.nio.charset.StandardCharsets;
  * To gets a tag derived from the request, so a retransmitted request gets
  * the identical response and an ACK for it can be recognised.
  */
-final class StatelessResponses {
+public final class StatelessResponses {
 
     private StatelessResponses() {
     }
 
     static byte[] build(SipMessage request, int status, String reason, String toTag, String... extraHeaders) {
+        return build(request, status, reason, toTag, "p2psip-lb", extraHeaders);
+    }
+
+    /** The same, naming {@code server} in the Server header (the JAIN-SIP node answers with these too). */
+    public static byte[] build(SipMessage request, int status, String reason, String toTag, String server,
+                               String... extraHeaders) {
         byte[] b = request.bytes();
         ByteArrayOutputStream out = new ByteArrayOutputStream(512);
         ascii(out, "SIP/2.0 " + status + " " + reason + "\r\n");
@@ -34,7 +40,7 @@ final class StatelessResponses {
         for (String h : extraHeaders) {
             ascii(out, h + "\r\n");
         }
-        ascii(out, "Server: p2psip-lb\r\nContent-Length: 0\r\n\r\n");
+        ascii(out, "Server: " + server + "\r\nContent-Length: 0\r\n\r\n");
         return out.toByteArray();
     }
 

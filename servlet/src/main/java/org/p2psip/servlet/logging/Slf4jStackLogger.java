@@ -1,6 +1,10 @@
 package org.p2psip.servlet.logging;
 
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.p2psip.core.guard.BadInputLog;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,8 +27,17 @@ public final class Slf4jStackLogger implements StackLogger {
     /** Every JAIN-SIP message goes to this one logger; configure it in logback.xml. */
     public static final String LOGGER_NAME = "gov.nist.javax.sip";
 
+    /** The longest line the stack may write: its messages can carry whole packets. */
+    static final int MAX_LINE = 300;
+    /** WARN and ERROR lines per {@link #WINDOW_NANOS} at most; bad input must not turn into a disk flood. */
+    static final int LINES_PER_WINDOW = 20;
+    private static final long WINDOW_NANOS = 10_000_000_000L;
+
     private final Logger log = LoggerFactory.getLogger(LOGGER_NAME);
     private volatile boolean enabled = true;
+    private final AtomicLong windowStart = new AtomicLong(System.nanoTime());
+    private final AtomicInteger linesInWindow = new AtomicInteger();
+    private final AtomicLong suppressed = new AtomicLong();
 
     public Slf4jStackLogger() {
     }
@@ -52,8 +65,8 @@ public final class Slf4jStackLogger implements StackLogger {
         if (enabled) {
             if (log.isDebugEnabled()) {
                 log.debug("JAIN-SIP exception", ex);
-            } else {
-                log.warn("JAIN-SIP exception: {}", ex.toString());
+            } else if (log.isWarnEnabled() && due()) {
+                log.warn(oneLine("JAIN-SIP exception: " + ex) + suppressedNote());
             }
         }
     }
@@ -86,9 +99,38 @@ public final class Slf4jStackLogger implements StackLogger {
 
     @Override
     public void logError(String message) {
-        if (enabled) {
-            log.error(message);
+        if (enabled && log.isErrorEnabled() && due()) {
+            log.error(oneLine(message) + suppressedNote());
         }
+    }
+
+    /**
+     * Whether another WARN or ERROR line may be written in this window. The
+     * RI logs per message at those levels when input is bad (the packet as a
+     * decimal array, the parser's complaint), so a flood of garbage would
+     * otherwise become a flood of log.
+     */
+    private boolean due() {
+        long now = System.nanoTime();
+        long start = windowStart.get();
+        if (now - start >= WINDOW_NANOS && windowStart.compareAndSet(start, now)) {
+            linesInWindow.set(0);
+        }
+        if (linesInWindow.incrementAndGet() > LINES_PER_WINDOW) {
+            suppressed.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    private String suppressedNote() {
+        long n = suppressed.getAndSet(0);
+        return n == 0 ? "" : " (" + n + " earlier lines suppressed)";
+    }
+
+    /** One printable line of at most {@link #MAX_LINE} characters. */
+    static String oneLine(String message) {
+        return BadInputLog.excerpt(message, MAX_LINE);
     }
 
     @Override
@@ -119,12 +161,13 @@ public final class Slf4jStackLogger implements StackLogger {
 
     @Override
     public void logError(String message, Exception ex) {
-        if (enabled) {
-            if (log.isDebugEnabled()) {
-                log.error(message, ex);
-            } else {
-                log.error("{}: {}", message, String.valueOf(ex));
-            }
+        if (!enabled || !log.isErrorEnabled()) {
+            return;
+        }
+        if (log.isDebugEnabled()) {
+            log.error(message, ex);
+        } else if (due()) {
+            log.error(oneLine(message + ": " + ex) + suppressedNote());
         }
     }
 
@@ -135,8 +178,8 @@ public final class Slf4jStackLogger implements StackLogger {
         }
         if (isTlsSetupNotice(message)) {
             log.debug(message);
-        } else {
-            log.warn(message);
+        } else if (log.isWarnEnabled() && due()) {
+            log.warn(oneLine(message) + suppressedNote());
         }
     }
 

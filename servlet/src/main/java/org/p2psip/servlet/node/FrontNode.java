@@ -6,8 +6,10 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 import javax.sip.IOExceptionEvent;
 import javax.sip.ListeningPoint;
@@ -28,6 +31,9 @@ import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.dht.DhtProvider;
+import org.p2psip.core.guard.BadInputLog;
+import org.p2psip.core.guard.OverloadGate;
+import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
@@ -37,8 +43,11 @@ import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.proxy.Proxy;
 import org.p2psip.servlet.proxy.ProxyTrust;
 import org.p2psip.servlet.registrar.Registrar;
+import org.p2psip.servlet.registrar.RegistrationCap;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
+import org.p2psip.servlet.stack.ConnectionLimits;
+import org.p2psip.servlet.stack.EdgeGuards;
 import org.p2psip.servlet.stack.InputCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +72,7 @@ public final class FrontNode implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FrontNode.class);
     private static final long DHT_START_SECONDS = 60;
+    private static final Pattern IP_LITERAL = Pattern.compile("[0-9.]+|\\[?[0-9A-Fa-f:.]+]?");
 
     private final HostPort sipAddress;
     private final String dhtName;
@@ -132,6 +142,8 @@ public final class FrontNode implements AutoCloseable {
 
         String stackName = StackProperties.uniqueStackName(self);
         InputCounters counters = InputCounters.register(stackName);
+        EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
+        EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
         SipStackImpl stack = null;
         AdminServer admin = null;
@@ -153,7 +165,9 @@ public final class FrontNode implements AutoCloseable {
                             credentials, new NonceCountStore(dht), trust.algorithms(), settings.clock()))
                     : Optional.empty();
             Registrar registrar = new Registrar(sip, locations, domains, authenticator, settings.dhtTimeout(),
-                    settings.clock(), completions);
+                    settings.clock(), completions,
+                    new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
+                            settings.protection().retryAfter()));
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, counters));
@@ -170,6 +184,29 @@ public final class FrontNode implements AutoCloseable {
             stopPartial(stack, admin, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
+    }
+
+    /**
+     * The node's defences. The balancer and the other nodes named as aliases
+     * by address are trusted sources: everything they send on behalf of
+     * many clients would otherwise count as one flooding source.
+     */
+    private static EdgeGuards edgeGuards(ProtectionSettings protection, TrustSettings trust) {
+        Set<InetAddress> trusted = new HashSet<>(protection.trustedSources());
+        for (HostPort alias : trust.aliases()) {
+            if (IP_LITERAL.matcher(alias.host()).matches()) {
+                try {
+                    trusted.add(InetAddress.getByName(alias.host()));
+                } catch (UnknownHostException e) {
+                    // a literal that does not resolve is not an address anyone sends from
+                }
+            }
+        }
+        SourceGuard sources = new SourceGuard(protection.sources(), trusted);
+        return new EdgeGuards(sources, BadInputLog.standard(),
+                new OverloadGate(protection.overloadDelay(), protection.overloadQueue()), protection.retryAfter(),
+                protection.maxMessageBytes(), new ConnectionLimits(protection.idleTimeout(),
+                        protection.messageDeadline(), protection.maxConnections(), protection.maxConnectionsPerSource()));
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
@@ -195,6 +232,7 @@ public final class FrontNode implements AutoCloseable {
         dht.close();
         completions.shutdownNow();
         InputCounters.unregister(stackName);
+        EdgeGuards.unregister(stackName);
     }
 
     /** Where the node listens for SIP, on UDP and TCP. */
@@ -237,6 +275,11 @@ public final class FrontNode implements AutoCloseable {
         return admin.map(AdminServer::address);
     }
 
+    /** The node's defences and their counters: bans, 503s for overload, refused and closed connections. */
+    public EdgeGuards edgeGuards() {
+        return EdgeGuards.ofRegistered(stackName);
+    }
+
     /** Requests the proxy sent on, one per branch. */
     public long forwardedRequests() {
         return proxy.forwardedRequests();
@@ -263,6 +306,7 @@ public final class FrontNode implements AutoCloseable {
             completions.shutdownNow();
             dht.close();
             InputCounters.unregister(stackName);
+            EdgeGuards.unregister(stackName);
         }
     }
 

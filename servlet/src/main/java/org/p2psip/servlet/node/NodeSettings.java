@@ -26,10 +26,11 @@ import org.p2psip.core.net.HostPort;
  * @param sipThreads     JAIN-SIP's message-processing threads
  * @param clock          the time every binding expiry is measured against
  * @param trust          served domains, authentication, forking limits, cluster secret, admin endpoint
+ * @param protection     per-source limits, overload control, connection and size limits
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
-                           Clock clock, TrustSettings trust) {
+                           Clock clock, TrustSettings trust, ProtectionSettings protection) {
 
     public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
     public static final int DEFAULT_SIP_THREADS = 8;
@@ -42,6 +43,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(dhtTimeout, "dhtTimeout");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(trust, "trust");
+        Objects.requireNonNull(protection, "protection");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -61,27 +63,33 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
      */
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
-                DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT);
+                DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
+                ProtectionSettings.DEFAULT);
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust);
+                clock, trust, protection);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust);
+                clock, trust, protection);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust);
+                clock, trust, protection);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust);
+                clock, newTrust, protection);
+    }
+
+    public NodeSettings withProtection(ProtectionSettings newProtection) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, newProtection);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */

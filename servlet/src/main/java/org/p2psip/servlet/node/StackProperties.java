@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.p2psip.servlet.logging.Slf4jServerLogger;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.logging.Slf4jStackLogger;
-import org.p2psip.servlet.stack.CachingNioMessageProcessorFactory;
+import org.p2psip.servlet.stack.GuardedMessageProcessorFactory;
 import org.p2psip.servlet.stack.ScreeningParserFactory;
 
 /**
@@ -17,8 +17,8 @@ import org.p2psip.servlet.stack.ScreeningParserFactory;
  */
 final class StackProperties {
 
-    /** The largest SIP message the node accepts, on UDP and TCP. */
-    static final int MAX_MESSAGE_BYTES = 16 * 1024;
+    /** Above the largest message the node's own framing lets through, pipeline CRLFs included. */
+    private static final int RI_MESSAGE_LIMIT = 128 * 1024;
 
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
@@ -42,10 +42,10 @@ final class StackProperties {
         // NIO keeps TCP to a selector instead of a thread per connection; the
         // factory is the RI's own except that TCP keeps the connections it
         // opens (the RI forgets them, and forwarding over TCP breaks).
-        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY", CachingNioMessageProcessorFactory.class.getName());
+        p.setProperty("gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY", GuardedMessageProcessorFactory.class.getName());
         // A connect to a UAS blocks the thread forwarding to it: give up well
         // within the transaction's own timers (the RI's default is 10 s).
-        p.setProperty(CachingNioMessageProcessorFactory.CONNECTION_TIMEOUT, "5000");
+        p.setProperty(GuardedMessageProcessorFactory.CONNECTION_TIMEOUT, "5000");
         p.setProperty("gov.nist.javax.sip.CACHE_CLIENT_CONNECTIONS", "true");
         p.setProperty("gov.nist.javax.sip.MAX_SERVER_TRANSACTIONS", "200000");
         p.setProperty("gov.nist.javax.sip.MAX_CLIENT_TRANSACTIONS", "200000");
@@ -56,14 +56,10 @@ final class StackProperties {
         // gigabyte at 10,000 REGISTER/s and young-collection pauses past
         // 100 ms. "Normal" keeps the encoded response bytes instead.
         p.setProperty("gov.nist.javax.sip.RELEASE_REFERENCES_STRATEGY", "Normal");
-        // The RI allocates a fresh buffer of this size for every datagram it
-        // receives (64 KiB by default) and keeps it while the datagram waits
-        // in its queue: at a few thousand requests per second that was over
-        // 100 MB/s of garbage, and a backlog of queued 64 KiB buffers made
-        // young collections long enough to stall the node for seconds. No
-        // SIP request this node serves comes near 16 KiB (RFC 3261 §18.1.1
-        // moves anything over 1300 bytes to TCP); larger ones are refused.
-        p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(MAX_MESSAGE_BYTES));
+        // UDP is received by GuardedUdpProcessor into one reused buffer and
+        // TCP framed by GuardedTcpChannel, both against the node's own limit;
+        // the RI's limit only has to stay out of their way.
+        p.setProperty("gov.nist.javax.sip.MAX_MESSAGE_SIZE", Integer.toString(RI_MESSAGE_LIMIT));
         p.setProperty("gov.nist.javax.sip.RECEIVE_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         p.setProperty("gov.nist.javax.sip.SEND_UDP_BUFFER_SIZE", Integer.toString(4 << 20));
         // Answer UDP requests at the port they came from (RFC 3581 behaviour

@@ -1,5 +1,6 @@
 package org.p2psip.servlet.registrar;
 
+import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import javax.sip.InvalidArgumentException;
 import javax.sip.ServerTransaction;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -62,14 +64,17 @@ public final class Registrar {
     private final Duration timeout;
     private final Clock clock;
     private final Executor completions;
+    private final RegistrationCap cap;
 
     /**
      * @param authenticator checks credentials; empty when the node runs with {@code --auth none}
      * @param completions   where answers are sent from when the DHT completes
      *                      on one of its own (possibly I/O) threads
+     * @param cap           how many values the node may hold before it refuses new bindings
      */
     public Registrar(SipEndpoint sip, LocationService locations, ServedDomains domains,
-                     Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions) {
+                     Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions,
+                     RegistrationCap cap) {
         this.sip = sip;
         this.locations = locations;
         this.domains = domains;
@@ -78,6 +83,7 @@ public final class Registrar {
         this.timeout = timeout;
         this.clock = clock;
         this.completions = completions;
+        this.cap = cap;
     }
 
     /** Handles one REGISTER; returns at once. */
@@ -87,6 +93,10 @@ public final class Registrar {
             register = RegisterTranslation.translate(request, RegisterTranslation.source(request), domains);
         } catch (BadRequestException e) {
             sip.reply(st, request, e.status(), e.getMessage());
+            return;
+        }
+        if (register.mayAddBindings() && cap.reached()) {
+            refuseForCapacity(st, request);
             return;
         }
         CompletableFuture<Answer> answer;
@@ -100,6 +110,16 @@ public final class Registrar {
         } else {
             CompletableFuture<Answer> pending = answer;
             pending.whenCompleteAsync((o, e) -> answer(st, request, pending), completions);
+        }
+    }
+
+    private void refuseForCapacity(ServerTransaction st, Request request) {
+        try {
+            Response r = sip.response(Response.SERVICE_UNAVAILABLE, request, "Registration capacity reached");
+            r.setHeader(sip.headers().createRetryAfterHeader((int) Math.max(1, cap.retryAfter().toSeconds())));
+            sip.send(st, r);
+        } catch (ParseException | InvalidArgumentException | RuntimeException e) {
+            sip.reply(st, request, Response.SERVICE_UNAVAILABLE, "Registration capacity reached");
         }
     }
 

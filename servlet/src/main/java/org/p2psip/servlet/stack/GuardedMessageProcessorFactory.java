@@ -1,21 +1,30 @@
 package org.p2psip.servlet.stack;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
+import java.nio.channels.SocketChannel;
+
+import javax.sip.SipStack;
 
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
+import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 
 /**
- * The RI's NIO message processors, except that TCP keeps the connections it
- * opens (see {@link ConnectionCache} for the RI defect this works around).
- * Named by {@code gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY}; the RI
- * instantiates it through its no-argument constructor.
+ * The RI's NIO message processors with the node's defences: UDP through a
+ * {@link GuardedUdpProcessor}; TCP keeps the connections it opens (see
+ * {@link ConnectionCache} for the RI defect this works around) and frames,
+ * limits and times out those peers open to it ({@link GuardedTcpChannel},
+ * {@link ConnectionGuard}). Named by
+ * {@code gov.nist.javax.sip.MESSAGE_PROCESSOR_FACTORY}; the RI instantiates
+ * it through its no-argument constructor and the processors find their
+ * node's {@link EdgeGuards} by stack name.
  */
-public final class CachingNioMessageProcessorFactory extends NioMessageProcessorFactory {
+public final class GuardedMessageProcessorFactory extends NioMessageProcessorFactory {
 
     /** The stack property the RI reads its connect timeout from, and its default there. */
     public static final String CONNECTION_TIMEOUT = "gov.nist.javax.sip.CONNECTION_TIMEOUT";
@@ -25,7 +34,12 @@ public final class CachingNioMessageProcessorFactory extends NioMessageProcessor
     public MessageProcessor createMessageProcessor(SIPTransactionStack stack, InetAddress address, int port,
                                                    String transport) throws IOException {
         if ("TCP".equalsIgnoreCase(transport)) {
-            return new CachingTcpProcessor(address, stack, port, connectTimeout(stack));
+            return new GuardedTcpProcessor(address, stack, port, connectTimeout(stack));
+        }
+        if ("UDP".equalsIgnoreCase(transport)) {
+            GuardedUdpProcessor udp = new GuardedUdpProcessor(address, stack, port);
+            sendFromListeningSocket(stack);
+            return udp;
         }
         return super.createMessageProcessor(stack, address, port, transport);
     }
@@ -44,13 +58,62 @@ public final class CachingNioMessageProcessorFactory extends NioMessageProcessor
         return DEFAULT_CONNECT_TIMEOUT_MILLIS;
     }
 
-    /** The RI's NIO TCP processor with its connection table replaced before it starts. */
-    private static final class CachingTcpProcessor extends NioTcpMessageProcessor {
-        CachingTcpProcessor(InetAddress address, SIPTransactionStack stack, int port, int connectTimeoutMillis) {
+    /**
+     * Sets the RI's package-private {@code udpFlag}, as its own factory does
+     * for its UDP processor: without it the stack sends every UDP message
+     * from a fresh ephemeral socket instead of the node's port, and answers
+     * no longer come from where requests went.
+     */
+    private static void sendFromListeningSocket(SIPTransactionStack stack) throws IOException {
+        try {
+            Field flag = SIPTransactionStack.class.getDeclaredField("udpFlag");
+            flag.setAccessible(true);
+            flag.setBoolean(stack, true);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IOException("this JAIN-SIP RI has no udpFlag to set: " + e, e);
+        }
+    }
+
+    private static String stackName(SIPTransactionStack stack) {
+        return stack instanceof SipStack s ? s.getStackName() : null;
+    }
+
+    /**
+     * The RI's NIO TCP processor with its connection table replaced before
+     * it starts, and guarded channels for the connections it accepts.
+     */
+    private static final class GuardedTcpProcessor extends NioTcpMessageProcessor {
+        private final EdgeGuards guards;
+        private final ConnectionGuard connections;
+
+        GuardedTcpProcessor(InetAddress address, SIPTransactionStack stack, int port, int connectTimeoutMillis) {
             super(address, stack, port);
             // The table the superclass made is dropped unused: nothing has
             // been connected or accepted yet, the selector starts later.
             nioHandler = new ConnectionCache(stack, this, connectTimeoutMillis);
+            guards = EdgeGuards.of(stackName(stack));
+            connections = new ConnectionGuard(guards.connections(), guards.sources(),
+                    String.valueOf(stackName(stack)));
+            guards.attach(connections);
+        }
+
+        /** Called by the RI's selector thread for each connection it accepts. */
+        @Override
+        public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
+                throws IOException {
+            NioTcpMessageChannel known = nioHandler.getMessageChannel(client);
+            if (known != null) {
+                return known;
+            }
+            GuardedTcpChannel channel = new GuardedTcpChannel(processor, client, connections, guards);
+            nioHandler.putMessageChannel(client, channel);
+            return channel;
+        }
+
+        @Override
+        public void stop() {
+            connections.close();
+            super.stop();
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.p2psip.servlet.stack;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
 import java.util.ArrayList;
@@ -11,6 +12,10 @@ import java.util.UUID;
 
 import javax.sip.address.Address;
 
+import org.p2psip.core.guard.BadInputLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import gov.nist.javax.sip.address.AddressFactoryImpl;
 import gov.nist.javax.sip.header.HeaderFactoryImpl;
 import gov.nist.javax.sip.header.Via;
@@ -18,6 +23,7 @@ import gov.nist.javax.sip.message.SIPMessage;
 import gov.nist.javax.sip.message.SIPRequest;
 import gov.nist.javax.sip.parser.MessageParser;
 import gov.nist.javax.sip.parser.ParseExceptionListener;
+import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.UDPMessageChannel;
 
 /**
@@ -45,12 +51,16 @@ final class ScreeningParser implements MessageParser {
     private static final HeaderFactoryImpl HEADERS = new HeaderFactoryImpl();
     private static final AddressFactoryImpl ADDRESSES = new AddressFactoryImpl();
 
+    private static final Logger LOG = LoggerFactory.getLogger(ScreeningParser.class);
+
     private final MessageParser delegate;
     private final InputCounters counters;
+    private final BadInputLog badInput;
 
-    ScreeningParser(MessageParser delegate, InputCounters counters) {
+    ScreeningParser(MessageParser delegate, InputCounters counters, BadInputLog badInput) {
         this.delegate = delegate;
         this.counters = counters;
+        this.badInput = badInput;
     }
 
     @Override
@@ -60,11 +70,13 @@ final class ScreeningParser implements MessageParser {
         try {
             message = delegate.parseSIPMessage(bytes, readBody, strict, listener);
         } catch (ParseException e) {
-            counters.countRejected();
-            if (!stackAnswers(bytes)) {
-                counters.countDropped();
-            }
+            rejected(bytes, listener, e.getMessage());
             throw new ParseException(ParseErrors.describe(e.getMessage()), e.getErrorOffset());
+        } catch (RuntimeException e) {
+            // Attacker-chosen bytes that trip the stock parser itself: a parse
+            // error like any other, not a stack trace in the log.
+            rejected(bytes, listener, e.toString());
+            throw new ParseException(ParseErrors.describe(e.getMessage()), 0);
         }
         if (message == null) {
             // Keep-alive CRLFs parse to nothing; they are not errors.
@@ -106,6 +118,23 @@ final class ScreeningParser implements MessageParser {
             counters.countDropped();
         }
         return message;
+    }
+
+    private void rejected(byte[] bytes, ParseExceptionListener listener, String why) {
+        counters.countRejected();
+        if (!stackAnswers(bytes)) {
+            counters.countDropped();
+        }
+        InetAddress source = listener instanceof MessageChannel channel ? channel.getPeerPacketSourceAddress() : null;
+        if (source != null) {
+            long suppressed = badInput.admit(source, System.nanoTime());
+            if (suppressed >= 0) {
+                LOG.warn("malformed message from {} ({}{}): {}", source.getHostAddress(),
+                        BadInputLog.excerpt(why, 80),
+                        suppressed > 0 ? "; " + suppressed + " more from it since the last line" : "",
+                        BadInputLog.excerpt(bytes, bytes.length));
+            }
+        }
     }
 
     /**

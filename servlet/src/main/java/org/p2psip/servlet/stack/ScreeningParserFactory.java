@@ -22,6 +22,7 @@ public final class ScreeningParserFactory implements MessageParserFactory {
     @Override
     public MessageParser createMessageParser(SIPTransactionStack stack) {
         String name = stack instanceof SipStack s ? s.getStackName() : null;
-        return new ScreeningParser(stock.createMessageParser(stack), InputCounters.of(name));
+        return new ScreeningParser(stock.createMessageParser(stack), InputCounters.of(name),
+                EdgeGuards.of(name).badInput());
     }
 }

@@ -56,7 +56,8 @@ class AuthIntegrationTest {
         return new NodeSettings(new HostPort("127.0.0.1", 0), SharedLocalDhtProvider.NAME, Optional.empty(), List.of(),
                 1, Map.of("store", store), RegistrarPolicy.DEFAULT, NodeSettings.DEFAULT_DHT_TIMEOUT,
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
-                TrustSettings.DEFAULT.withDomains(List.of(DOMAIN)).withClusterSecret("auth-test-secret"));
+                TrustSettings.DEFAULT.withDomains(List.of(DOMAIN)).withClusterSecret("auth-test-secret"),
+                ProtectionSettings.DEFAULT);
     }
 
     @AfterAll

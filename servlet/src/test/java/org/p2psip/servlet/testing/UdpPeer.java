@@ -29,7 +29,12 @@ public final class UdpPeer implements AutoCloseable {
     private final List<SipText> all = new ArrayList<>();
 
     public UdpPeer() throws SocketException {
-        socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this(InetAddress.getLoopbackAddress());
+    }
+
+    /** A peer on {@code address} (another loopback address is another source to the node). */
+    public UdpPeer(InetAddress address) throws SocketException {
+        socket = new DatagramSocket(new InetSocketAddress(address, 0));
         reader = new Thread(this::readLoop, "udp-peer-" + socket.getLocalPort());
         reader.setDaemon(true);
         reader.start();
@@ -41,7 +46,7 @@ public final class UdpPeer implements AutoCloseable {
 
     /** {@code host:port} of this peer, for Via and Contact. */
     public String hostPort() {
-        return "127.0.0.1:" + port();
+        return socket.getLocalAddress().getHostAddress() + ":" + port();
     }
 
     public void send(String text, HostPort to) throws IOException {

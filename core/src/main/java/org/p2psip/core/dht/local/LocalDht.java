@@ -139,6 +139,11 @@ public final class LocalDht implements Dht {
     }
 
     @Override
+    public long storedEntries() {
+        return store.size();
+    }
+
+    @Override
     public synchronized void close() {
         if (!closed) {
             closed = true;

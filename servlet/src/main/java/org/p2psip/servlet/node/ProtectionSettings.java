@@ -1,0 +1,87 @@
+package org.p2psip.servlet.node;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+
+import org.p2psip.core.guard.SourceLimits;
+
+/**
+ * How a node defends itself against floods, overload and connection abuse
+ * (issue 14; DESIGN.md, "Trust model").
+ *
+ * @param sources           per-source rate and ban (Kamailio's pike); {@link SourceLimits#OFF} disables it
+ * @param trustedSources    addresses never limited: the cluster's balancer and nodes
+ * @param overloadDelay     how long the oldest queued message may wait before new requests get 503
+ * @param overloadQueue     how many messages may wait at most before new requests get 503
+ * @param retryAfter        the Retry-After an overloaded node answers with
+ * @param idleTimeout       a TCP connection with no traffic for this long is closed
+ * @param messageDeadline   a TCP message must arrive whole within this long of its first byte
+ * @param maxConnections    TCP connections open at once, at most
+ * @param maxConnectionsPerSource TCP connections from one address, at most
+ * @param maxMessageBytes   the largest SIP message accepted (UDP and TCP); larger ones get 513
+ * @param maxRegistrations  bindings this node stores at most; REGISTERs past it get 503
+ */
+public record ProtectionSettings(SourceLimits sources, Set<InetAddress> trustedSources, Duration overloadDelay,
+                                 int overloadQueue, Duration retryAfter, Duration idleTimeout,
+                                 Duration messageDeadline, int maxConnections, int maxConnectionsPerSource,
+                                 int maxMessageBytes, int maxRegistrations) {
+
+    /** The largest UDP payload there is (RFC 768 length field minus the UDP header). */
+    public static final int MAX_DATAGRAM_BYTES = 65_535;
+
+    public static final ProtectionSettings DEFAULT = new ProtectionSettings(SourceLimits.DEFAULT, Set.of(),
+            Duration.ofMillis(200), 20_000, Duration.ofSeconds(2), Duration.ofSeconds(300), Duration.ofSeconds(10),
+            16_000, 1_000, MAX_DATAGRAM_BYTES, 1_000_000);
+
+    public ProtectionSettings {
+        Objects.requireNonNull(sources, "sources");
+        trustedSources = Set.copyOf(trustedSources);
+        positive(overloadDelay, "the overload delay");
+        positive(retryAfter, "Retry-After");
+        positive(idleTimeout, "the idle timeout");
+        positive(messageDeadline, "the message deadline");
+        if (overloadQueue < 1) {
+            throw new IllegalArgumentException("the overload queue bound must be at least 1, not " + overloadQueue);
+        }
+        if (maxConnections < 1 || maxConnectionsPerSource < 1) {
+            throw new IllegalArgumentException("connection caps must be at least 1");
+        }
+        if (maxMessageBytes < 1_300 || maxMessageBytes > MAX_DATAGRAM_BYTES) {
+            // RFC 3261 §18.1.1: anything up to 1300 bytes may come over UDP, so less cannot be refused
+            throw new IllegalArgumentException("the message size limit must be between 1300 and "
+                    + MAX_DATAGRAM_BYTES + " bytes, not " + maxMessageBytes);
+        }
+        if (maxRegistrations < 1) {
+            throw new IllegalArgumentException("the registration cap must be at least 1, not " + maxRegistrations);
+        }
+    }
+
+    public ProtectionSettings withSources(SourceLimits newSources, Set<InetAddress> trusted) {
+        return new ProtectionSettings(newSources, trusted, overloadDelay, overloadQueue, retryAfter, idleTimeout,
+                messageDeadline, maxConnections, maxConnectionsPerSource, maxMessageBytes, maxRegistrations);
+    }
+
+    public ProtectionSettings withOverload(Duration delay, int queue, Duration newRetryAfter) {
+        return new ProtectionSettings(sources, trustedSources, delay, queue, newRetryAfter, idleTimeout,
+                messageDeadline, maxConnections, maxConnectionsPerSource, maxMessageBytes, maxRegistrations);
+    }
+
+    public ProtectionSettings withConnections(Duration idle, Duration deadline, int max, int perSource) {
+        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter, idle,
+                deadline, max, perSource, maxMessageBytes, maxRegistrations);
+    }
+
+    public ProtectionSettings withLimits(int messageBytes, int registrations) {
+        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter, idleTimeout,
+                messageDeadline, maxConnections, maxConnectionsPerSource, messageBytes, registrations);
+    }
+
+    private static void positive(Duration d, String what) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package org.p2psip.servlet.stack;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.p2psip.core.guard.BadInputLog;
+import org.p2psip.core.guard.OverloadGate;
+import org.p2psip.core.guard.SourceGuard;
+
+/**
+ * The defences of one node's SIP transports: who is banned, when the node
+ * is overloaded, how large a message and how many connections may be.
+ *
+ * <p>JAIN-SIP builds message processors by class name, so they find their
+ * node's guards through this registry keyed by the stack name, the way the
+ * parser finds {@link InputCounters}.
+ *
+ * @see GuardedUdpProcessor
+ * @see ConnectionGuard
+ */
+public final class EdgeGuards {
+
+    private static final Map<String, EdgeGuards> BY_STACK = new ConcurrentHashMap<>();
+
+    private final SourceGuard sources;
+    private final BadInputLog badInput;
+    private final OverloadGate overload;
+    private final Duration retryAfter;
+    private final int maxMessageBytes;
+    private final ConnectionLimits connections;
+    private volatile ConnectionGuard tcp;
+    private final LongAdder shed = new LongAdder();
+    private final LongAdder oversized = new LongAdder();
+
+    public EdgeGuards(SourceGuard sources, BadInputLog badInput, OverloadGate overload, Duration retryAfter,
+                      int maxMessageBytes, ConnectionLimits connections) {
+        this.sources = sources;
+        this.badInput = badInput;
+        this.overload = overload;
+        this.retryAfter = retryAfter;
+        this.maxMessageBytes = maxMessageBytes;
+        this.connections = connections;
+    }
+
+    /** Guards that let everything through, for stacks nobody registered. */
+    static EdgeGuards open() {
+        return new EdgeGuards(SourceGuard.off(), BadInputLog.standard(),
+                new OverloadGate(Duration.ofSeconds(5), Integer.MAX_VALUE), Duration.ofSeconds(1), 65_535,
+                ConnectionLimits.UNLIMITED);
+    }
+
+    public static void register(String stackName, EdgeGuards guards) {
+        BY_STACK.put(stackName, guards);
+    }
+
+    public static void unregister(String stackName) {
+        BY_STACK.remove(stackName);
+    }
+
+    /** The guards registered for {@code stackName}; open ones if none are. */
+    public static EdgeGuards ofRegistered(String stackName) {
+        return of(stackName);
+    }
+
+    static EdgeGuards of(String stackName) {
+        EdgeGuards guards = stackName == null ? null : BY_STACK.get(stackName);
+        return guards == null ? open() : guards;
+    }
+
+    public SourceGuard sources() {
+        return sources;
+    }
+
+    BadInputLog badInput() {
+        return badInput;
+    }
+
+    OverloadGate overload() {
+        return overload;
+    }
+
+    Duration retryAfter() {
+        return retryAfter;
+    }
+
+    int maxMessageBytes() {
+        return maxMessageBytes;
+    }
+
+    ConnectionLimits connections() {
+        return connections;
+    }
+
+    void attach(ConnectionGuard connections) {
+        this.tcp = connections;
+    }
+
+    /** TCP connections peers hold open to the node now. */
+    public int openConnections() {
+        ConnectionGuard c = tcp;
+        return c == null ? 0 : c.openConnections();
+    }
+
+    /** TCP connections refused: over a cap, or from a banned source. */
+    public long refusedConnections() {
+        ConnectionGuard c = tcp;
+        return c == null ? 0 : c.refused();
+    }
+
+    /** TCP connections closed for idling past the idle timeout. */
+    public long idleClosed() {
+        ConnectionGuard c = tcp;
+        return c == null ? 0 : c.idleClosed();
+    }
+
+    /** TCP connections closed because a message did not arrive whole in time. */
+    public long overdueClosed() {
+        ConnectionGuard c = tcp;
+        return c == null ? 0 : c.overdueClosed();
+    }
+
+    /** Requests answered 503 because the node was overloaded. */
+    public long shed() {
+        return shed.sum();
+    }
+
+    /** Messages refused because they were larger than the limit. */
+    public long oversized() {
+        return oversized.sum();
+    }
+
+    void countShed() {
+        shed.increment();
+    }
+
+    void countOversized() {
+        oversized.increment();
+    }
+}
