@@ -23,6 +23,11 @@ import org.p2psip.core.net.HostPort;
  */
 public final class RecordingTcpProxy implements AutoCloseable {
 
+    /** What a node sends on a connection before the peer has authenticated: its hello. */
+    public static final int HELLO_BYTES = OverlayHandshake.HELLO_BYTES;
+    /** Its hello and its proof: all a node sends a peer whose own proof fails. */
+    public static final int HANDSHAKE_BYTES = OverlayHandshake.HANDSHAKE_BYTES;
+
     /** What came back on a replayed connection. */
     public record Replayed(int bytesAnswered, boolean closedByPeer) {
     }

@@ -52,6 +52,52 @@ public final class SealedDatagrams {
         }
     }
 
+    /** Sends {@code datagram} from {@code socket} to {@code to}. */
+    public static void send(DatagramSocket socket, HostPort to, byte[] datagram) throws java.io.IOException {
+        socket.send(new DatagramPacket(datagram, datagram.length, InetAddress.getByName(to.host()), to.port()));
+    }
+
+    /**
+     * The answer (RESPONSE or ERROR) to request {@code requestId} that reaches
+     * {@code socket} within {@code wait}, authenticated with {@code secret};
+     * null if none does. Other datagrams (the node's own requests to a
+     * contact it has just learnt) are skipped.
+     */
+    public static OverlayFrame answerTo(DatagramSocket socket, OverlaySecret secret, long requestId, Duration wait)
+            throws java.io.IOException {
+        DatagramSeal seal = new DatagramSeal(secret, new NonceWindow(Duration.ofSeconds(30), Duration.ofSeconds(1),
+                1 << 16));
+        InetSocketAddress local = (InetSocketAddress) socket.getLocalSocketAddress();
+        long deadline = System.nanoTime() + wait.toNanos();
+        byte[] buffer = new byte[65_536];
+        while (true) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                return null;
+            }
+            socket.setSoTimeout((int) left);
+            DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
+            try {
+                socket.receive(packet);
+            } catch (SocketTimeoutException e) {
+                return null;
+            }
+            // A single fragment: frameId(8) index(2) count(2), then the sealed frame.
+            byte[] sealed = Arrays.copyOfRange(buffer, DatagramFraming.FRAGMENT_HEADER_BYTES, packet.getLength());
+            DatagramSeal.Opened opened = seal.open(sealed, local, System.currentTimeMillis());
+            if (!opened.accepted()) {
+                continue;
+            }
+            EmbeddedChannel codec = new EmbeddedChannel(new OverlayFrameCodec());
+            codec.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(opened.body()));
+            OverlayFrame frame = codec.readInbound();
+            codec.finishAndReleaseAll();
+            if (frame != null && frame.kind() != OverlayFrame.Kind.REQUEST && frame.requestId() == requestId) {
+                return frame;
+            }
+        }
+    }
+
     /**
      * Sends {@code datagram} from {@code socket} to {@code to} and returns the
      * first datagram that comes back within {@code wait}, or null.
