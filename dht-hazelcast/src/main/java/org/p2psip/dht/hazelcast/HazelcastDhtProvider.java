@@ -40,7 +40,11 @@ import org.slf4j.LoggerFactory;
  * {@code --overlay} (exactly that port, no auto-increment), joins the members
  * given by {@code --bootstrap} over TCP-IP (multicast and auto-detection off),
  * and keeps the values in an IMap with {@code --replicas - 1} synchronous
- * backups. With {@code --dht-client} ({@code client=true}) the node instead connects to
+ * backups. Its cluster name is derived from the cluster secret
+ * ({@code overlay-secret}, see {@link HazelcastOptions#hazelcastClusterName()}):
+ * Hazelcast's open-source edition has no member or client authentication, so
+ * that name, which only holders of the secret can compute, is what keeps
+ * strangers from joining as a member or connecting as a client. With {@code --dht-client} ({@code client=true}) the node instead connects to
  * the {@code --bootstrap} addresses as a Hazelcast client, so the values live
  * in a cluster someone already runs (its members need this jar on their class
  * path for the entry processors; see {@link WireSerializerHook}).
@@ -87,12 +91,21 @@ public final class HazelcastDhtProvider implements DhtProvider {
         }
     }
 
+    private static void warnWithoutSecret(HazelcastOptions options, String what) {
+        if (options.secret().isEmpty()) {
+            LOG.warn("hazelcast {} runs without a cluster secret: any Hazelcast member or client that knows the"
+                    + " cluster name '{}' can join and read, change or delete every binding; set --cluster-secret",
+                    what, options.clusterName());
+        }
+    }
+
     private CompletableFuture<Dht> startMember(DhtConfig config, HazelcastOptions options) {
         HostPort overlay = config.overlay().orElseThrow(() -> new DhtException(
                 "the hazelcast backend needs --overlay HOST:PORT for its member to listen on"
                         + " (or --dht-client to use an existing cluster)"));
         List<HostPort> seeds = config.bootstrap().stream().filter(seed -> !sameAddress(seed, overlay)).toList();
         checkCanListen(overlay);
+        warnWithoutSecret(options, "member " + overlay);
         Config hz = memberConfig(config, options, overlay, seeds);
         String joining = seeds.isEmpty() ? "" : " joining " + list(seeds);
         return startBounded("hazelcast member " + overlay, options.startTimeout(), () -> {
@@ -107,7 +120,8 @@ public final class HazelcastDhtProvider implements DhtProvider {
             if (!seeds.isEmpty() && instance.getCluster().getMembers().size() < 2) {
                 instance.getLifecycleService().terminate();
                 throw new DhtException("hazelcast member " + overlay + " could not join any of " + list(seeds)
-                        + " (unreachable, not accepting members, or not cluster '" + options.clusterName() + "')");
+                        + " (unreachable, not accepting members, not cluster '" + options.clusterName()
+                        + "', or another cluster secret)");
             }
             Peer self = HazelcastDht.peerOf(instance.getCluster().getLocalMember());
             LOG.debug("hazelcast member {} up in cluster '{}' of {} members, {} backup(s) per key", self.id(),
@@ -120,9 +134,10 @@ public final class HazelcastDhtProvider implements DhtProvider {
         if (config.bootstrap().isEmpty()) {
             throw new DhtException("hazelcast client mode needs --bootstrap HOST:PORT[,...] naming cluster members");
         }
+        warnWithoutSecret(options, "client");
         ClientConfig client = new ClientConfig();
         client.setInstanceName("p2psip-client-" + config.sip() + "-" + shortId());
-        client.setClusterName(options.clusterName());
+        client.setClusterName(options.hazelcastClusterName());
         client.getNetworkConfig().setAddresses(config.bootstrap().stream().map(HostPort::toString).toList());
         // Shorter than the start bound, so the client's own "cannot connect" is what the operator reads.
         client.getConnectionStrategyConfig().getConnectionRetryConfig()
@@ -135,7 +150,8 @@ public final class HazelcastDhtProvider implements DhtProvider {
                 instance = HazelcastClient.newHazelcastClient(client);
             } catch (RuntimeException e) {
                 throw new DhtException("hazelcast client could not connect to cluster '" + options.clusterName()
-                        + "' at any of " + target + ": " + oneLine(e), e);
+                        + "' at any of " + target + " (unreachable, or another cluster name or cluster secret): "
+                        + oneLine(e), e);
             }
             try {
                 // Dynamic configuration: the backup count travels to the cluster, unless
@@ -188,7 +204,7 @@ public final class HazelcastDhtProvider implements DhtProvider {
         Config hz = new Config();
         // Instance names are per JVM; tests and the cluster command run several members in one.
         hz.setInstanceName("p2psip-" + overlay + "-" + shortId());
-        hz.setClusterName(options.clusterName());
+        hz.setClusterName(options.hazelcastClusterName());
         hz.getJetConfig().setEnabled(false);
 
         NetworkConfig network = hz.getNetworkConfig();
@@ -240,6 +256,12 @@ public final class HazelcastDhtProvider implements DhtProvider {
         // hook would also run on the exit after a failed start, and waiting there for a member
         // still trying to join kept such a process alive past a minute.
         properties.put("hazelcast.shutdownhook.enabled", "false");
+        if (options.secret().isPresent()) {
+            // Hazelcast prefixes every log line with the cluster name, which is derived from the
+            // secret and admits whoever presents it; the instance name in the thread names still
+            // says which member wrote a line.
+            properties.put("hazelcast.logging.details.enabled", "false");
+        }
         properties.putAll(options.hazelcastProperties());
         return properties;
     }

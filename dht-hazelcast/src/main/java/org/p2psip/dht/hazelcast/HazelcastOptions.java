@@ -1,18 +1,27 @@
 package org.p2psip.dht.hazelcast;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import org.p2psip.core.dht.DhtException;
+import org.p2psip.core.overlay.OverlaySecret;
 
 /**
  * The backend's {@code --dht-option} settings, validated up front so a typo
  * is a one-line error instead of a silently ignored key.
  *
  * <ul>
- *   <li>{@code cluster-name} — Hazelcast cluster name (default {@value #DEFAULT_CLUSTER_NAME});
+ *   <li>{@code overlay-secret} — the cluster secret (the node command passes
+ *       {@code --cluster-secret} here). The Hazelcast cluster name is derived from it
+ *       (see {@link #hazelcastClusterName()}), so a member or client that does not know it
+ *       cannot join or connect.</li>
+ *   <li>{@code cluster-name} — the cluster's name (default {@value #DEFAULT_CLUSTER_NAME});
  *       members with different names never join each other.</li>
  *   <li>{@code client=true} — connect to {@code bootstrap} as a Hazelcast client instead of
  *       embedding a member.</li>
@@ -22,7 +31,7 @@ import org.p2psip.core.dht.DhtException;
  *       backend's defaults (e.g. {@code hazelcast.max.no.heartbeat.seconds}).</li>
  * </ul>
  */
-record HazelcastOptions(String clusterName, boolean client, Duration startTimeout,
+record HazelcastOptions(String clusterName, Optional<String> secret, boolean client, Duration startTimeout,
                         Map<String, String> hazelcastProperties) {
 
     static final String CLUSTER_NAME = "cluster-name";
@@ -33,15 +42,50 @@ record HazelcastOptions(String clusterName, boolean client, Duration startTimeou
     static final String DEFAULT_CLUSTER_NAME = "p2psip";
     static final int DEFAULT_START_TIMEOUT_SECONDS = 15;
 
+    static final String OVERLAY_SECRET = "overlay-secret";
+
+    /** Hex digits of the derived part of the cluster name: 128 bits, past guessing. */
+    static final int DERIVED_NAME_HEX_DIGITS = 32;
+    private static final String NAME_LABEL = "p2psip hazelcast cluster name";
+
     HazelcastOptions {
+        Objects.requireNonNull(clusterName, "clusterName");
+        Objects.requireNonNull(secret, "secret");
         hazelcastProperties = Map.copyOf(hazelcastProperties);
+        if (secret.isPresent() && secret.get().isEmpty()) {
+            throw new DhtException("hazelcast option overlay-secret must not be empty");
+        }
     }
 
-    static final String OVERLAY_SECRET = "overlay-secret";
+    /**
+     * The name Hazelcast members and clients must present to join or connect.
+     * Hazelcast's open-source edition authenticates nothing else (member
+     * credentials, TLS and socket interceptors are Enterprise features), so
+     * with a secret the name is {@code clusterName-hex(HMAC-SHA256(secret,
+     * label || clusterName))[:32]}: only holders of the secret can compute it,
+     * and different clusters sharing a secret still stay apart. It travels in
+     * the clear on the overlay network, so whoever can watch that network can
+     * copy it: keep the overlay port on a network only the nodes reach.
+     * Without a secret it is the plain cluster name. Never log it.
+     */
+    String hazelcastClusterName() {
+        return secret.map(s -> clusterName + "-" + HexFormat.of().formatHex(OverlaySecret.of(s)
+                .derive(NAME_LABEL, clusterName.getBytes(StandardCharsets.UTF_8)))
+                .substring(0, DERIVED_NAME_HEX_DIGITS)).orElse(clusterName);
+    }
+
+    @Override
+    public String toString() {
+        // Neither the secret nor the name derived from it may reach a log.
+        return "HazelcastOptions[clusterName=" + clusterName + ", secret=" + (secret.isPresent() ? "(set)" : "(none)")
+                + ", client=" + client + ", startTimeout=" + startTimeout + ", hazelcastProperties="
+                + hazelcastProperties + "]";
+    }
 
     /** @throws DhtException naming the offending key and what is accepted */
     static HazelcastOptions parse(Map<String, String> options) {
         String clusterName = DEFAULT_CLUSTER_NAME;
+        Optional<String> secret = Optional.empty();
         boolean client = false;
         Duration startTimeout = Duration.ofSeconds(DEFAULT_START_TIMEOUT_SECONDS);
         Map<String, String> properties = new LinkedHashMap<>();
@@ -63,21 +107,24 @@ record HazelcastOptions(String clusterName, boolean client, Duration startTimeou
                     client = Boolean.parseBoolean(value);
                 }
                 case START_TIMEOUT_SECONDS -> startTimeout = Duration.ofSeconds(positiveInt(key, value));
-                // The node command passes the overlay secret to every backend. Hazelcast's
-                // open-source member protocol has no shared-secret authentication to give it
-                // to, so it is not used here: the cluster name separates clusters, and the
-                // overlay port belongs on a trusted network (README).
-                case OVERLAY_SECRET -> { }
+                case OVERLAY_SECRET -> {
+                    // Not trimmed: the secret is what the operator gave, byte for byte.
+                    String raw = option.getValue() == null ? "" : option.getValue();
+                    if (raw.isEmpty()) {
+                        throw new DhtException("hazelcast option overlay-secret must not be empty");
+                    }
+                    secret = Optional.of(raw);
+                }
                 default -> {
                     if (!key.startsWith(HAZELCAST_PREFIX)) {
-                        throw new DhtException("unknown hazelcast option '" + key + "' (known: " + CLUSTER_NAME
-                                + ", " + CLIENT + ", " + START_TIMEOUT_SECONDS + ", hazelcast.*)");
+                        throw new DhtException("unknown hazelcast option '" + key + "' (known: " + OVERLAY_SECRET
+                                + ", " + CLUSTER_NAME + ", " + CLIENT + ", " + START_TIMEOUT_SECONDS + ", hazelcast.*)");
                     }
                     properties.put(key, value);
                 }
             }
         }
-        return new HazelcastOptions(clusterName, client, startTimeout, properties);
+        return new HazelcastOptions(clusterName, secret, client, startTimeout, properties);
     }
 
     private static int positiveInt(String key, String value) {

@@ -1,0 +1,36 @@
+package org.p2psip.dht.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.p2psip.core.dht.DhtException;
+
+/** The backend's options, and the cluster name derived from the secret. */
+class HazelcastOptionsTest {
+
+    private static final String SECRET = "S-hazelcast-test-secret";
+
+    @Test
+    void derivedClusterNameDependsOnSecretAndNameAndNeitherIsPrinted() {
+        HazelcastOptions s = HazelcastOptions.parse(Map.of("overlay-secret", SECRET));
+        String name = s.hazelcastClusterName();
+        assertTrue(name.startsWith("p2psip-"), name);
+        assertEquals("p2psip-".length() + HazelcastOptions.DERIVED_NAME_HEX_DIGITS, name.length());
+        assertTrue(!name.contains(SECRET) && !s.toString().contains(SECRET) && !s.toString().contains(name));
+        assertNotEquals(name, HazelcastOptions.parse(Map.of("overlay-secret", "not-S")).hazelcastClusterName());
+        assertNotEquals(name.substring(name.length() - HazelcastOptions.DERIVED_NAME_HEX_DIGITS),
+                HazelcastOptions.parse(Map.of("overlay-secret", SECRET, "cluster-name", "east"))
+                        .hazelcastClusterName().substring("east-".length()));
+        assertEquals("p2psip", HazelcastOptions.parse(Map.of()).hazelcastClusterName(), "no secret: the plain name");
+    }
+
+    @Test
+    void anEmptySecretIsRefused() {
+        assertThrows(DhtException.class, () -> HazelcastOptions.parse(Map.of("overlay-secret", "")));
+    }
+}
