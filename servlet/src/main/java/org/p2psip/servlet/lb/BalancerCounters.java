@@ -17,6 +17,13 @@ public final class BalancerCounters {
     private final LongAdder answeredLocally = new LongAdder();
     private final LongAdder undeliverable = new LongAdder();
     private final LongAdder streamsClosed = new LongAdder();
+    private final LongAdder sourceDropped = new LongAdder();
+    private final LongAdder connectionsRefused = new LongAdder();
+    private final LongAdder idleClosed = new LongAdder();
+    private final LongAdder deadlineClosed = new LongAdder();
+    private final LongAdder refusedOversized = new LongAdder();
+    private final LongAdder pongs = new LongAdder();
+    private final LongAdder diverted = new LongAdder();
 
     /** Messages dropped because they are not valid SIP. */
     public long malformed() {
@@ -46,9 +53,44 @@ public final class BalancerCounters {
         return undeliverable.sum();
     }
 
-    /** TCP connections closed because their stream could not be framed. */
+    /** TCP and TLS connections closed because their stream could not be framed or broke a size limit. */
     public long streamsClosed() {
         return streamsClosed.sum();
+    }
+
+    /** Messages dropped unanswered because their source was over its rate or banned. */
+    public long sourceDropped() {
+        return sourceDropped.sum();
+    }
+
+    /** Connections closed on accept: a banned source, or the total or per-source cap reached. */
+    public long connectionsRefused() {
+        return connectionsRefused.sum();
+    }
+
+    /** Connections closed because nothing came for the idle timeout. */
+    public long idleClosed() {
+        return idleClosed.sum();
+    }
+
+    /** Connections closed because a message (or the TLS handshake) did not finish within the deadline. */
+    public long deadlineClosed() {
+        return deadlineClosed.sum();
+    }
+
+    /** Messages over a size limit (whole message, header line): answered 513 or 400 when possible, never forwarded. */
+    public long refusedOversized() {
+        return refusedOversized.sum();
+    }
+
+    /** RFC 5626 CRLF keep-alive pings answered. */
+    public long pongs() {
+        return pongs.sum();
+    }
+
+    /** New requests sent to another node than their first choice because it shed load (503, RFC 7339 oc). */
+    public long diverted() {
+        return diverted.sum();
     }
 
     void countMalformed() {
@@ -79,10 +121,41 @@ public final class BalancerCounters {
         streamsClosed.increment();
     }
 
+    void countSourceDropped() {
+        sourceDropped.increment();
+    }
+
+    void countConnectionRefused() {
+        connectionsRefused.increment();
+    }
+
+    void countIdleClosed() {
+        idleClosed.increment();
+    }
+
+    void countDeadlineClosed() {
+        deadlineClosed.increment();
+    }
+
+    void countRefusedOversized() {
+        refusedOversized.increment();
+    }
+
+    void countPong() {
+        pongs.increment();
+    }
+
+    void countDiverted() {
+        diverted.increment();
+    }
+
     @Override
     public String toString() {
         return "forwarded " + requestsForwarded() + " requests, " + responsesForwarded() + " responses; answered "
                 + answeredLocally() + "; dropped " + malformed() + " malformed, " + foreignResponses()
-                + " foreign responses, " + undeliverable() + " undeliverable; closed " + streamsClosed() + " streams";
+                + " foreign responses, " + undeliverable() + " undeliverable, " + sourceDropped() + " from limited sources, "
+                + refusedOversized() + " oversized; diverted " + diverted() + "; refused " + connectionsRefused()
+                + " connections; closed " + streamsClosed() + " streams, " + idleClosed() + " idle, "
+                + deadlineClosed() + " past the deadline";
     }
 }

@@ -46,10 +46,15 @@ public record BalancerIdentity(HostPort advertised, String instance) {
         return "lb" + instance;
     }
 
-    /** A complete Via header line for a request forwarded with {@code branchSuffix} and {@code token}. */
+    /**
+     * A complete Via header line for a request forwarded with {@code
+     * branchSuffix} and {@code token}. It offers RFC 7339 overload control
+     * ({@code oc} without a value, {@code oc-algo="loss"}, §5.1), so a
+     * node can ask through its responses for fewer requests.
+     */
     public byte[] viaLine(String branchSuffix, String token) {
         String line = "Via: SIP/2.0/UDP " + advertised + ";branch=" + branchPrefix() + branchSuffix
-                + (token == null ? "" : ";lb=" + token) + "\r\n";
+                + (token == null ? "" : ";lb=" + token) + ";oc;oc-algo=\"loss\"\r\n";
         return line.getBytes(StandardCharsets.US_ASCII);
     }
 

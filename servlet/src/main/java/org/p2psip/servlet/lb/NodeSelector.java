@@ -1,5 +1,6 @@
 package org.p2psip.servlet.lb;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -27,37 +28,85 @@ import org.p2psip.core.location.AddressOfRecord;
  * replay. Under {@code aor} they are hashed by the same Request-URI as the
  * INVITE they belong to (§9.1 and §17.1.1.3 copy it), so they meet the same
  * node as long as it lives.
+ *
+ * <p>Nodes that shed load ({@link NodeLoad}: 503 with Retry-After, RFC
+ * 7339 {@code oc}) are passed over for new requests in favour of the next
+ * node in the same rendezvous order, so what one node sheds spreads over
+ * the others the way its keys would if it died.
  */
 public final class NodeSelector {
 
     private final BalancingPolicy policy;
     private final NodeSet nodes;
+    private final NodeLoad load;
+    private final BalancerCounters counters;
 
     public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
+        this(policy, nodes, new NodeLoad(nodes.all().size()), new BalancerCounters());
+    }
+
+    public NodeSelector(BalancingPolicy policy, NodeSet nodes, NodeLoad load, BalancerCounters counters) {
         this.policy = policy;
         this.nodes = nodes;
+        this.load = load;
+        this.counters = counters;
     }
 
     public BalancingPolicy policy() {
         return policy;
     }
 
-    /** The node for {@code m}, or empty when no node is up. */
+    public NodeLoad load() {
+        return load;
+    }
+
+    /** The node for {@code m} now, or empty when no node is up or every node sheds it. */
     public Optional<NodeSet.Node> choose(SipMessage m) {
+        return choose(m, System.nanoTime());
+    }
+
+    /** The node for {@code m} at {@code now}, or empty when no node is up or every node sheds it. */
+    public Optional<NodeSet.Node> choose(SipMessage m, long now) {
         List<NodeSet.Node> live = nodes.live();
         if (live.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(switch (policy) {
-            case CALL_ID -> byHash(Fnv.hash(m.callId()), live);
-            case AOR -> byHash(Fnv.hash(aorKey(m)), live);
-            case ROUND_ROBIN -> {
-                if (m.toTag() != null) {
-                    yield byHash(Fnv.hash(m.callId()), live);
-                }
-                yield byHash(Fnv.hash(transactionKey(m)), live);
-            }
+        long key = key(m);
+        if (load.quiet(now)) {
+            return Optional.of(byHash(key, live));
+        }
+        boolean newRequest = m.toTag() == null && !m.isAck() && !"CANCEL".equals(m.method());
+        List<NodeSet.Node> ranked = ranked(key, live);
+        Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, Fnv.hash(transactionKey(m)), now);
+        if (chosen.isPresent() && chosen.get() != ranked.get(0)) {
+            counters.countDiverted();
+        }
+        return chosen;
+    }
+
+    /** Whether every live node is holding off after a 503 at {@code now}. */
+    boolean allHolding(long now) {
+        List<NodeSet.Node> live = nodes.live();
+        return !live.isEmpty() && load.allHolding(live, now);
+    }
+
+    private long key(SipMessage m) {
+        return switch (policy) {
+            case CALL_ID -> Fnv.hash(m.callId());
+            case AOR -> Fnv.hash(aorKey(m));
+            case ROUND_ROBIN -> Fnv.hash(m.toTag() != null ? m.callId() : transactionKey(m));
+        };
+    }
+
+    /** Live nodes in rendezvous order for {@code key}: the first is {@link #byHash}'s choice. */
+    static List<NodeSet.Node> ranked(long key, List<NodeSet.Node> live) {
+        List<NodeSet.Node> order = new ArrayList<>(live);
+        // Highest score first, compared unsigned as byHash does, ties to the earlier node as there.
+        order.sort((a, b) -> {
+            int c = Long.compareUnsigned(Fnv.mix(key ^ b.seed()), Fnv.mix(key ^ a.seed()));
+            return c != 0 ? c : Integer.compare(a.index(), b.index());
         });
+        return order;
     }
 
     /**

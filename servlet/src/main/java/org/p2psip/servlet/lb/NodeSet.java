@@ -2,8 +2,11 @@ package org.p2psip.servlet.lb;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
 
@@ -33,6 +36,7 @@ public final class NodeSet {
     }
 
     private final List<Node> all;
+    private final Map<InetSocketAddress, Node> byAddress = new HashMap<>();
     private final boolean[] up;
     private volatile List<Node> live;
 
@@ -50,6 +54,9 @@ public final class NodeSet {
             nodes.add(new Node(i, a, socket, Fnv.hash(a.toString())));
         }
         this.all = List.copyOf(nodes);
+        for (Node n : all) {
+            byAddress.putIfAbsent(n.socket(), n);
+        }
         this.up = new boolean[all.size()];
         java.util.Arrays.fill(up, true);
         this.live = all;
@@ -57,6 +64,11 @@ public final class NodeSet {
 
     public List<Node> all() {
         return all;
+    }
+
+    /** The node whose SIP address is {@code socket}: who sent a response. */
+    public Optional<Node> at(InetSocketAddress socket) {
+        return Optional.ofNullable(byAddress.get(socket));
     }
 
     /** The nodes currently up, in configuration order. */

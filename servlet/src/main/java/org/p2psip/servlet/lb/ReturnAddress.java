@@ -13,14 +13,14 @@ import java.util.Optional;
  * keeps no per-transaction state (RFC 3261 §16.11: a stateless proxy routes
  * responses from the Via alone).
  *
- * <p>The token is {@code u|t}, the address octets in hex, {@code -}, the
- * port in hex and, for TCP, {@code -} and the connection id in hex: only
- * token characters, so it fits a Via parameter without quoting, IPv6
- * included.
+ * <p>The token is {@code u} (UDP), {@code t} (TCP) or {@code s} (TLS), the
+ * address octets in hex, {@code -}, the port in hex and, for TCP and TLS,
+ * {@code -} and the connection id in hex: only token characters, so it
+ * fits a Via parameter without quoting, IPv6 included.
  *
- * @param transport  UDP: send a datagram to {@code address}; TCP: write on connection {@code connection}
+ * @param transport  UDP: send a datagram to {@code address}; TCP, TLS: write on connection {@code connection}
  * @param address    the client's transport address (§18.2.2 received + sent-by or rport)
- * @param connection the TCP connection id from {@link TcpConnections}; 0 for UDP
+ * @param connection the connection id from {@link TcpConnections}; 0 for UDP
  */
 public record ReturnAddress(Transport transport, InetSocketAddress address, long connection) {
 
@@ -37,13 +37,21 @@ public record ReturnAddress(Transport transport, InetSocketAddress address, long
     /** The Via parameter value. */
     public String token() {
         StringBuilder b = new StringBuilder(32);
-        b.append(transport == Transport.UDP ? 'u' : 't')
+        b.append(kind(transport))
                 .append(HEX.formatHex(address.getAddress().getAddress()))
                 .append('-').append(Integer.toHexString(address.getPort()));
-        if (transport == Transport.TCP) {
+        if (transport.stream()) {
             b.append('-').append(Long.toHexString(connection));
         }
         return b.toString();
+    }
+
+    private static char kind(Transport t) {
+        return switch (t) {
+            case UDP -> 'u';
+            case TCP -> 't';
+            case TLS -> 's';
+        };
     }
 
     /** Reads a token written by {@link #token()}; empty for anything else. */
@@ -51,12 +59,17 @@ public record ReturnAddress(Transport transport, InetSocketAddress address, long
         if (token == null || token.length() < 4 || token.length() > 64) {
             return Optional.empty();
         }
-        char kind = token.charAt(0);
-        if (kind != 'u' && kind != 't') {
+        Transport transport = switch (token.charAt(0)) {
+            case 'u' -> Transport.UDP;
+            case 't' -> Transport.TCP;
+            case 's' -> Transport.TLS;
+            default -> null;
+        };
+        if (transport == null) {
             return Optional.empty();
         }
         String[] parts = token.substring(1).split("-", -1);
-        if (parts.length != (kind == 'u' ? 2 : 3)) {
+        if (parts.length != (transport.stream() ? 3 : 2)) {
             return Optional.empty();
         }
         try {
@@ -68,9 +81,9 @@ public record ReturnAddress(Transport transport, InetSocketAddress address, long
             if (port < 1 || port > 65535) {
                 return Optional.empty();
             }
-            long connection = kind == 't' ? Long.parseUnsignedLong(parts[2], 16) : 0;
-            return Optional.of(new ReturnAddress(kind == 'u' ? Transport.UDP : Transport.TCP,
-                    new InetSocketAddress(InetAddress.getByAddress(ip), port), connection));
+            long connection = transport.stream() ? Long.parseUnsignedLong(parts[2], 16) : 0;
+            return Optional.of(new ReturnAddress(transport, new InetSocketAddress(InetAddress.getByAddress(ip), port),
+                    connection));
         } catch (IllegalArgumentException | UnknownHostException e) {
             return Optional.empty();
         }

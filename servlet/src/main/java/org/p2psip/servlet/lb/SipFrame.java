@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * @param bytes      the message, exactly as received
  * @param sender     the transport address it came from
- * @param transport  UDP or TCP
- * @param connection for TCP, the id {@link TcpConnections} gave the connection; 0 for UDP
+ * @param transport  UDP, TCP or TLS
+ * @param connection for TCP and TLS, the id {@link TcpConnections} gave the connection; 0 for UDP
  */
 public record SipFrame(byte[] bytes, InetSocketAddress sender, Transport transport, long connection) {
 

@@ -44,6 +44,53 @@ public final class SipParser {
 
     /** Parses one whole message. */
     public static SipMessage parse(SipFrame frame) throws MalformedSipException {
+        return parse(frame, false);
+    }
+
+    /**
+     * Parses the header section of a message whose body is not there (a
+     * message too large to receive whole), as far as needed to answer it:
+     * {@code frame} holds the start line and complete header lines, ended
+     * by an empty line. The result's {@code end} is the end of the frame.
+     */
+    public static SipMessage parseHead(SipFrame frame) throws MalformedSipException {
+        return parse(frame, true);
+    }
+
+    /**
+     * The Retry-After of a response in whole seconds (RFC 3261 §20.33:
+     * delta-seconds, then an optional comment and parameters), or -1 when
+     * it has none or it is not a number. Read on demand: only the router's
+     * 503 handling needs it.
+     */
+    public static long retryAfterSeconds(SipMessage m) {
+        byte[] b = m.bytes();
+        int pos = m.startLineEnd();
+        int end = m.end();
+        try {
+            while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
+                HeaderSpan h = headerLine(b, pos, end);
+                int nameEnd = pos;
+                while (nameEnd < end && isTokenChar(b[nameEnd])) {
+                    nameEnd++;
+                }
+                if (equalsIgnoreCase(b, pos, nameEnd, "Retry-After")) {
+                    int v = h.valueStart();
+                    int d = v;
+                    while (d < h.valueEnd() && d - v < 10 && b[d] >= '0' && b[d] <= '9') {
+                        d++;
+                    }
+                    return d == v ? -1 : Long.parseLong(ascii(b, v, d));
+                }
+                pos = h.lineEnd();
+            }
+        } catch (MalformedSipException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    private static SipMessage parse(SipFrame frame, boolean headOnly) throws MalformedSipException {
         byte[] b = frame.bytes();
         int len = b.length;
         int pos = 0;
@@ -194,11 +241,11 @@ public final class SipParser {
         int end = len;
         if (contentLength != null) {
             long declared = digits(text(b, contentLength), 10, "Content-Length");
-            if (declared > len - bodyStart) {
+            if (declared > len - bodyStart && !headOnly) {
                 throw new MalformedSipException("body is shorter than Content-Length");
             }
-            end = bodyStart + (int) declared;
-        } else if (frame.transport() == Transport.TCP) {
+            end = headOnly ? len : bodyStart + (int) declared;
+        } else if (frame.transport().stream() && !headOnly) {
             throw new MalformedSipException("no Content-Length on a stream transport");
         }
         TopVia topVia = topVia(b, vias.get(0));

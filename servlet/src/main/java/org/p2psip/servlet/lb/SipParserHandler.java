@@ -2,9 +2,6 @@ package org.p2psip.servlet.lb;
 
 import java.util.List;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageDecoder;
@@ -13,16 +10,22 @@ import io.netty.handler.codec.MessageToMessageDecoder;
  * Turns frames into {@link SipMessage}s with {@link SipParser}; a frame
  * that is not valid SIP is dropped and counted, never forwarded. A bad
  * message on TCP was still framed correctly, so the connection stays open.
+ * What is wrong with it is logged through {@link BadInputReporter}: one
+ * escaped line per source per interval at most.
  */
 @Sharable
 public final class SipParserHandler extends MessageToMessageDecoder<SipFrame> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(SipParserHandler.class);
-
     private final BalancerCounters counters;
+    private final BadInputReporter bad;
 
     public SipParserHandler(BalancerCounters counters) {
+        this(counters, BadInputReporter.standard());
+    }
+
+    public SipParserHandler(BalancerCounters counters, BadInputReporter bad) {
         this.counters = counters;
+        this.bad = bad;
     }
 
     @Override
@@ -31,7 +34,7 @@ public final class SipParserHandler extends MessageToMessageDecoder<SipFrame> {
             out.add(SipParser.parse(frame));
         } catch (MalformedSipException e) {
             counters.countMalformed();
-            LOG.debug("dropped a malformed message from {}: {}", frame.sender(), e.getMessage());
+            bad.report(frame.sender(), e.getMessage(), frame.bytes(), frame.bytes().length);
         }
     }
 }

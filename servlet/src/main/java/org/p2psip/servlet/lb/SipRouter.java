@@ -3,6 +3,7 @@ package org.p2psip.servlet.lb;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 import org.p2psip.core.net.HostPort;
 import org.slf4j.Logger;
@@ -37,6 +38,15 @@ import io.netty.channel.socket.SocketChannel;
  * <p><b>Responses</b> (§16.7 item 3, §18.2.2): the top Via must be this
  * balancer's, else the response is dropped and counted; it is removed and
  * the response is sent to the address its {@code lb} parameter names.
+ *
+ * <p><b>Overload</b>: the balancer's Via offers RFC 7339 overload control;
+ * an {@code oc} instruction a node returns in it, and a node's 503 with
+ * Retry-After, go to {@link NodeLoad}, which steers new requests away from
+ * that node. Removing its own Via strips the instruction before the
+ * response goes on. A node's 503 is relayed as 500 while another node
+ * still takes requests (§16.7 item 6: a 503 upstream would tell the
+ * client the whole service is down, and hold it off for Retry-After); when
+ * every node is holding off, the 503 goes through as it is.
  */
 @Sharable
 public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
@@ -51,15 +61,35 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private final BalancerCounters counters;
     private final int retryAfterSeconds;
     private final byte[] branchPrefix;
+    private final LocalAnswers answers;
+    private final NodeSet nodes;
+    private final LongSupplier nanoTime;
 
     public SipRouter(BalancerIdentity self, NodeSelector selector, Egress egress, BalancerCounters counters,
                      int retryAfterSeconds) {
+        this(self, selector, null, egress, counters, retryAfterSeconds, System::nanoTime);
+    }
+
+    /**
+     * @param nodes    the nodes, to tell which one sent a response (for its load); null: no load tracking
+     * @param nanoTime the clock load decisions are made by
+     */
+    public SipRouter(BalancerIdentity self, NodeSelector selector, NodeSet nodes, Egress egress,
+                     BalancerCounters counters, int retryAfterSeconds, LongSupplier nanoTime) {
         this.self = self;
         this.selector = selector;
+        this.nodes = nodes;
         this.egress = egress;
         this.counters = counters;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.nanoTime = nanoTime;
         this.branchPrefix = self.branchPrefix().getBytes(StandardCharsets.US_ASCII);
+        this.answers = new LocalAnswers(self);
+    }
+
+    /** Who this router forwards as. */
+    public BalancerIdentity identity() {
+        return self;
     }
 
     @Override
@@ -84,7 +114,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             answer(m, 483, "Too Many Hops");
             return;
         }
-        Optional<NodeSet.Node> node = selector.choose(m);
+        Optional<NodeSet.Node> node = selector.choose(m, nanoTime.getAsLong());
         if (node.isEmpty()) {
             answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfterSeconds);
             return;
@@ -110,8 +140,10 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         markReceived(m, edits);
         ByteBuf out = edits.toBuffer();
         if (out.readableBytes() > MAX_DATAGRAM) {
+            // Fine on TCP, but with the balancer's Via it no longer fits the datagram it must go to the node in.
             out.release();
-            counters.countUndeliverable();
+            counters.countRefusedOversized();
+            answer(m, 513, "Message Too Large");
             return;
         }
         counters.countRequestForwarded();
@@ -133,8 +165,32 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         }
         MessageEdits edits = new MessageEdits(m.bytes(), m.startLineStart(), m.end());
         removeFirst(edits, via.header(), via.nextStart());
+        if (nodes != null) {
+            nodes.at(m.frame().sender()).ifPresent(n -> noteLoad(n, m, via, edits));
+        }
         counters.countResponseForwarded();
         egress.toClient(back.get(), edits.toBuffer());
+    }
+
+    /** Hands a node's overload signals to {@link NodeLoad}; a 503 becomes 500 while others take requests. */
+    private void noteLoad(NodeSet.Node node, SipMessage m, TopVia via, MessageEdits edits) {
+        long now = nanoTime.getAsLong();
+        NodeLoad load = selector.load();
+        OverloadControl.from(via.params()).ifPresent(oc -> load.overloadControl(node.index(), oc, now));
+        if (m.status() != 503) {
+            return;
+        }
+        long retryAfter = SipParser.retryAfterSeconds(m);
+        load.serviceUnavailable(node.index(), retryAfter, now);
+        if (!selector.allHolding(now)) {
+            byte[] b = m.bytes();
+            int lineEnd = m.startLineEnd();
+            while (lineEnd > m.startLineStart() && (b[lineEnd - 1] == '\n' || b[lineEnd - 1] == '\r')) {
+                lineEnd--;
+            }
+            edits.replace(m.startLineStart(), lineEnd, "SIP/2.0 500 Server Internal Error"
+                    .getBytes(StandardCharsets.US_ASCII));
+        }
     }
 
     /** Answers statelessly to where a response would go; ACK gets nothing (§17.1.1.3). */
@@ -143,21 +199,19 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             counters.countUndeliverable();
             return;
         }
-        String tag = self.tagPrefix() + Long.toHexString(Fnv.hash(m.callId() + "/" + m.cseqNumber()));
         counters.countAnsweredLocally();
-        egress.toClient(returnAddress(m),
-                Unpooled.wrappedBuffer(StatelessResponses.build(m, status, reason, tag, extra)));
+        egress.toClient(returnAddress(m), Unpooled.wrappedBuffer(answers.build(m, status, reason, extra)));
     }
 
     /**
-     * Where the response goes (§18.2.2): the TCP connection it came on;
+     * Where the response goes (§18.2.2): the TCP or TLS connection it came on;
      * for UDP the source address, at the source port when the client asked
      * for rport (RFC 3581) and else at its sent-by port.
      */
     static ReturnAddress returnAddress(SipMessage m) {
         SipFrame f = m.frame();
-        if (f.transport() == Transport.TCP) {
-            return new ReturnAddress(Transport.TCP, f.sender(), f.connection());
+        if (f.transport().stream()) {
+            return new ReturnAddress(f.transport(), f.sender(), f.connection());
         }
         TopVia via = m.topVia();
         int port = via.rport() ? f.sender().getPort() : via.port() > 0 ? via.port() : 5060;

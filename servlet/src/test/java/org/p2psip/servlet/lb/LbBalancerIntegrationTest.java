@@ -90,7 +90,8 @@ class LbBalancerIntegrationTest {
             out.write(text.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String response = readMessage(s.getInputStream());
-            assertTrue(response.startsWith("SIP/2.0 200"), response);
+            // The double CRLF is an RFC 5626 ping: its CRLF pong comes first.
+            assertTrue(response.startsWith("\r\nSIP/2.0 200"), response);
         }
     }
 

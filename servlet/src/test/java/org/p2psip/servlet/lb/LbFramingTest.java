@@ -20,7 +20,7 @@ class LbFramingTest {
 
     @Test
     void aDatagramIsOneFrameAndKeepAlivesVanish() {
-        EmbeddedChannel ch = new EmbeddedChannel(new SipDatagramDecoder());
+        EmbeddedChannel ch = new EmbeddedChannel(LbText.datagrams(65_535, counters));
         InetSocketAddress recipient = new InetSocketAddress("127.0.0.1", 5060);
         byte[] register = LbText.crlf(LbText.register("sip:a@b", "d1"));
 
@@ -37,7 +37,7 @@ class LbFramingTest {
 
     @Test
     void streamIsCutByContentLengthAcrossAndWithinReads() {
-        EmbeddedChannel ch = LbText.tcpChannel(new SipStreamFramer(65_535, counters));
+        EmbeddedChannel ch = LbText.tcpChannel(LbText.framer(65_535, counters));
         byte[] first = LbText.crlf(LbText.invite("s1", "z9hG4bK1"));
         byte[] second = LbText.crlf(LbText.register("sip:a@b", "s2"));
         byte[] both = new byte[first.length + 4 + second.length];
@@ -69,7 +69,7 @@ class LbFramingTest {
 
     @Test
     void streamWithoutContentLengthIsClosed() {
-        EmbeddedChannel ch = LbText.tcpChannel(new SipStreamFramer(65_535, counters));
+        EmbeddedChannel ch = LbText.tcpChannel(LbText.framer(65_535, counters));
         String noLength = LbText.register("sip:a@b", "n1").replace("Content-Length: 0\n", "");
 
         ch.writeInbound(Unpooled.wrappedBuffer(LbText.crlf(noLength + LbText.register("sip:a@b", "n2"))));
@@ -82,7 +82,7 @@ class LbFramingTest {
     @Test
     void repeatedOrNonNumericContentLengthCloses() {
         for (String bad : new String[] {"Content-Length: 0\nl: 0\n", "Content-Length: 1x\n"}) {
-            EmbeddedChannel ch = LbText.tcpChannel(new SipStreamFramer(65_535, counters));
+            EmbeddedChannel ch = LbText.tcpChannel(LbText.framer(65_535, counters));
             ch.writeInbound(Unpooled.wrappedBuffer(LbText.crlf(
                     LbText.register("sip:a@b", "r").replace("Content-Length: 0\n", bad))));
             assertNull(ch.readInbound());
@@ -93,11 +93,11 @@ class LbFramingTest {
 
     @Test
     void oversizedHeadersOrBodyClose() {
-        EmbeddedChannel endless = LbText.tcpChannel(new SipStreamFramer(2048, counters));
+        EmbeddedChannel endless = LbText.tcpChannel(LbText.framer(2048, counters));
         endless.writeInbound(Unpooled.wrappedBuffer(LbText.crlf("INVITE sip:b@c SIP/2.0\nX: " + "y".repeat(3000))));
         assertFalse(endless.isOpen(), "no end of headers within the limit");
 
-        EmbeddedChannel huge = LbText.tcpChannel(new SipStreamFramer(2048, counters));
+        EmbeddedChannel huge = LbText.tcpChannel(LbText.framer(2048, counters));
         huge.writeInbound(Unpooled.wrappedBuffer(LbText.crlf(
                 LbText.register("sip:a@b", "h").replace("Content-Length: 0", "Content-Length: 100000"))));
         assertFalse(huge.isOpen(), "a declared body beyond the limit");
@@ -108,7 +108,7 @@ class LbFramingTest {
     @Test
     void tcpConnectionsNameEachConnection() {
         TcpConnections connections = new TcpConnections();
-        EmbeddedChannel ch = LbText.tcpChannel(connections, new SipStreamFramer(65_535, counters));
+        EmbeddedChannel ch = LbText.tcpChannel(connections, LbText.framer(65_535, counters));
 
         long id = ch.attr(TcpConnections.ID).get();
         assertTrue(connections.lookup(id).isPresent());

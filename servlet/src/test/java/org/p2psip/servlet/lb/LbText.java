@@ -11,6 +11,22 @@ final class LbText {
     private LbText() {
     }
 
+    static final BalancerIdentity LB = BalancerIdentity.of(new org.p2psip.core.net.HostPort("127.0.0.1", 5060));
+
+    /** A TCP framer with a 10 s message deadline answering as {@link #LB}. */
+    static SipStreamFramer framer(int maxMessageBytes, BalancerCounters counters) {
+        return framer(maxMessageBytes, java.time.Duration.ofSeconds(10), counters);
+    }
+
+    static SipStreamFramer framer(int maxMessageBytes, java.time.Duration deadline, BalancerCounters counters) {
+        return new SipStreamFramer(maxMessageBytes, deadline.toNanos(), Transport.TCP, new LocalAnswers(LB), counters,
+                BadInputReporter.standard());
+    }
+
+    static SipDatagramDecoder datagrams(int maxMessageBytes, BalancerCounters counters) {
+        return new SipDatagramDecoder(maxMessageBytes, new LocalAnswers(LB), counters, BadInputReporter.standard());
+    }
+
     static byte[] crlf(String text) {
         return text.replace("\r\n", "\n").replace("\n", "\r\n").getBytes(StandardCharsets.UTF_8);
     }

@@ -1,0 +1,21 @@
+package org.p2psip.servlet.lb;
+
+import java.util.Objects;
+
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.tls.TlsMaterial;
+
+/**
+ * The balancer's SIP-over-TLS listener (RFC 3261 §26.2): where it listens
+ * and what it presents. Port 0 picks a free port.
+ *
+ * @param address  where clients connect with TLS (5061 is the registered port for sips)
+ * @param material the certificate chain and key
+ */
+public record TlsListener(HostPort address, TlsMaterial material) {
+
+    public TlsListener {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(material, "material");
+    }
+}
