@@ -9,9 +9,12 @@ import java.io.StringWriter;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.servlet.tls.SelfSignedTls;
 
 import picocli.CommandLine;
 
@@ -38,8 +41,48 @@ class LbCommandTest {
         Run r = run("lb", "--help");
 
         assertEquals(0, r.exit(), r.err());
-        for (String flag : new String[] {"--sip", "--nodes", "--policy", "--probe-interval", "--probe-failures"}) {
+        for (String flag : new String[] {"--sip", "--nodes", "--policy", "--probe-interval", "--probe-failures",
+            "--source-rate", "--source-burst", "--source-ban", "--trusted-source", "--idle-timeout",
+            "--message-deadline", "--max-connections", "--max-connections-per-source", "--max-message-size", "--tls",
+            "--tls-cert", "--tls-key"}) {
             assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
+        }
+        for (String defaultValue : new String[] {"Default: 1000.", "Default: 4000.", "Default: 30.", "Default: 300.",
+            "Default: 10.", "Default: 16000.", "Default: 65535."}) {
+            assertTrue(r.out().replaceAll("\\s+", " ").contains(defaultValue), defaultValue + " missing from\n"
+                    + r.out());
+        }
+    }
+
+    @Test
+    void badAbuseAndTlsFlagsAreOneLineErrors(@TempDir Path dir) throws Exception {
+        SelfSignedTls.PemFiles pem = SelfSignedTls.generate(List.of("127.0.0.1"), dir);
+        String[] base = {"lb", "--sip", "127.0.0.1:5996", "--nodes", "127.0.0.1:5995"};
+        for (String[] extra : new String[][] {
+            {"--source-rate", "-1"},
+            {"--source-burst", "0"},
+            {"--source-ban", "-5"},
+            {"--idle-timeout", "0"},
+            {"--message-deadline", "0"},
+            {"--max-connections", "0"},
+            {"--max-connections-per-source", "0"},
+            {"--max-message-size", "100"},
+            {"--max-message-size", "70000"},
+            {"--trusted-source", "10.0.0.1,gateway.example"},
+            {"--tls", "127.0.0.1:5994"},
+            {"--tls-cert", pem.certificate().toString(), "--tls-key", pem.key().toString()},
+            {"--tls", "127.0.0.1:5994", "--tls-cert", dir.resolve("absent.pem").toString(), "--tls-key",
+                pem.key().toString()},
+            {"--tls", "127.0.0.1:5994", "--tls-cert", pem.certificate().toString(), "--tls-key",
+                pem.certificate().toString()},
+        }) {
+            String[] args = new String[base.length + extra.length];
+            System.arraycopy(base, 0, args, 0, base.length);
+            System.arraycopy(extra, 0, args, base.length, extra.length);
+            Run r = run(args);
+            assertNotEquals(0, r.exit(), String.join(" ", args));
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().startsWith("p2psip lb: "), r.err());
         }
     }
 
