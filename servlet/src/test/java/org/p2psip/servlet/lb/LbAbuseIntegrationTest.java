@@ -64,7 +64,8 @@ class LbAbuseIntegrationTest {
 
     @Test
     void bannedSourceIsDroppedWhileAnotherSourceIsServed() throws Exception {
-        HostPort lb = start(s -> s.withSources(new SourceLimits(5, 5, Duration.ofSeconds(30), 1000), Set.of()));
+        // 1/s refill: the test thread would have to stall for a second before the flood earned a sixth token.
+        HostPort lb = start(s -> s.withSources(new SourceLimits(1, 5, Duration.ofSeconds(30), 1000), Set.of()));
         Udp flooder = udp(A);
         Udp other = udp(B);
 
@@ -88,7 +89,7 @@ class LbAbuseIntegrationTest {
 
     @Test
     void bannedSourcesTcpConnectionIsClosedAndItsNextOneRefused() throws Exception {
-        HostPort lb = start(s -> s.withSources(new SourceLimits(2, 3, Duration.ofSeconds(30), 1000), Set.of()));
+        HostPort lb = start(s -> s.withSources(new SourceLimits(1, 3, Duration.ofSeconds(30), 1000), Set.of()));
         try (Socket s = LbWire.connect(A, lb)) {
             OutputStream out = s.getOutputStream();
             // The connection took a token; two messages take the rest, the third is over the rate.
@@ -154,7 +155,8 @@ class LbAbuseIntegrationTest {
 
     @Test
     void idleConnectionIsClosedWhileKeepAlivesKeepAnotherOpen() throws Exception {
-        Duration idle = Duration.ofMillis(400);
+        // Pings go every 100 ms: a second of idle time leaves a loaded machine plenty of slack.
+        Duration idle = Duration.ofSeconds(1);
         HostPort lb = start(s -> s.withConnections(new ConnectionLimits(idle, Duration.ofSeconds(10), 100, 10)));
         Socket quiet = keep(LbWire.connect(A, lb));
         Socket pinging = keep(LbWire.connect(B, lb));
