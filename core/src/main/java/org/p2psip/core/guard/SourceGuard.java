@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SourceGuard {
 
+    /** Tokens a malformed message costs its source on top of the one it took when it arrived. */
+    public static final int MALFORMED_COST = 50;
+
     private final SourceLimits limits;
     private final Set<InetAddress> trusted;
     private final ConcurrentHashMap<InetAddress, Bucket> buckets = new ConcurrentHashMap<>();
@@ -72,6 +75,21 @@ public final class SourceGuard {
             dropped.increment();
         }
         return verdict;
+    }
+
+    /**
+     * Charges {@code source} for a malformed message it sent: {@link #MALFORMED_COST}
+     * tokens, so sending garbage exhausts a bucket fifty times faster than
+     * sending requests. The ban itself falls on the source's next message.
+     */
+    public void penalize(InetAddress source, long nowNanos) {
+        if (!limits.enabled() || trusted.contains(source)) {
+            return;
+        }
+        Bucket bucket = buckets.get(source);
+        if (bucket != null) {
+            bucket.charge(MALFORMED_COST, nowNanos);
+        }
     }
 
     /** Whether {@code source} is serving a ban at {@code nowNanos}. */
@@ -133,6 +151,13 @@ public final class SourceGuard {
             banned = true;
             bannedUntil = now + banNanos;
             return SourceVerdict.BANNED_NOW;
+        }
+
+        synchronized void charge(int cost, long now) {
+            if (!banned) {
+                refill(now);
+                tokens -= cost;
+            }
         }
 
         synchronized boolean bannedAt(long now) {

@@ -10,8 +10,12 @@ import java.util.Objects;
  * {@code ratePerSecond}. A source that finds the bucket empty is banned for
  * {@code ban} and everything it sends meanwhile is dropped without an answer
  * (answering a flood is amplification). The defaults let a large enterprise
- * NAT through (thousands of phones behind one address re-registering and
- * calling) while a single flooding host is cut off within a second.
+ * NAT or a carrier trunk through (thousands of phones behind one address
+ * re-registering and calling, a SIPp client at a few thousand requests per
+ * second) while a host flooding at tens of thousands per second is cut off
+ * within a second. Malformed input costs a source
+ * {@link SourceGuard#MALFORMED_COST} tokens, so a source sending garbage is
+ * banned long before its rate would be reached.
  *
  * @param ratePerSecond sustained messages per second per source; 0 turns the guard off
  * @param burst         messages a source may send at once
@@ -20,8 +24,8 @@ import java.util.Objects;
  */
 public record SourceLimits(int ratePerSecond, int burst, Duration ban, int maxSources) {
 
-    /** 1,000 messages/s sustained, bursts of 4,000, a 30 s ban, 100,000 sources tracked. */
-    public static final SourceLimits DEFAULT = new SourceLimits(1_000, 4_000, Duration.ofSeconds(30), 100_000);
+    /** 5,000 messages/s sustained, bursts of 10,000, a 30 s ban, 100,000 sources tracked. */
+    public static final SourceLimits DEFAULT = new SourceLimits(5_000, 10_000, Duration.ofSeconds(30), 100_000);
 
     /** No per-source limit at all. */
     public static final SourceLimits OFF = new SourceLimits(0, 1, Duration.ZERO, 1);

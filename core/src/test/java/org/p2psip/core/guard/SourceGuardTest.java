@@ -97,6 +97,29 @@ class SourceGuardTest {
     }
 
     @Test
+    void malformedInputExhaustsTheBucketFaster() {
+        SourceGuard guard = new SourceGuard(new SourceLimits(1_000, 120, Duration.ofSeconds(30), 100), Set.of());
+        assertEquals(SourceVerdict.ADMIT, guard.admit(FLOODER, 0));
+        guard.penalize(FLOODER, 0);
+        assertEquals(SourceVerdict.ADMIT, guard.admit(FLOODER, 0));
+        guard.penalize(FLOODER, 0);
+        // 120 - 2 messages - 2 x 50 leaves 18 tokens: the next 18 pass, then the ban
+        for (int i = 0; i < 18; i++) {
+            assertEquals(SourceVerdict.ADMIT, guard.admit(FLOODER, 0), "message " + i);
+        }
+        assertEquals(SourceVerdict.BANNED_NOW, guard.admit(FLOODER, 0));
+    }
+
+    @Test
+    void trustedSourcesAreNeverPenalized() {
+        SourceGuard guard = new SourceGuard(TEN_PER_SECOND, Set.of(BALANCER));
+        for (int i = 0; i < 100; i++) {
+            guard.penalize(BALANCER, 0);
+        }
+        assertEquals(SourceVerdict.ADMIT, guard.admit(BALANCER, 0));
+    }
+
+    @Test
     void limitsAreValidated() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new SourceLimits(-1, 1, Duration.ZERO, 1));

@@ -33,6 +33,7 @@ final class BenchCommand implements Runnable {
                         + "(Kamailio's user-location lookup test)."));
         cl.addSubcommand(new CommandLine(new ResponderCommand()));
         cl.addSubcommand(org.p2psip.loadtest.scale.ScaleCommand.commandLine());
+        cl.addSubcommand(org.p2psip.loadtest.flood.FloodCommand.commandLine());
         return cl;
     }
 

@@ -80,8 +80,9 @@ final class NodeCommand implements Callable<Integer> {
     boolean dhtClient;
 
     @Option(names = {"--cluster-secret", "--overlay-secret"}, paramLabel = "SECRET",
-            description = "The secret the cluster's nodes share: it authenticates every overlay message (chord, "
-                    + "kademlia), signs the digest nonces and Record-Route tokens every node accepts, and "
+            description = "The secret the cluster's nodes share: overlay peers prove it before they "
+                    + "may join or read (chord and kademlia frames carry it with freshness; the hazelcast cluster name "
+                    + "is derived from it), it signs the digest nonces and Record-Route tokens every node accepts, and "
                     + "authenticates admin requests. Prefer the environment variable " + ClusterSecrets.ENV
                     + " (or " + ClusterSecrets.LEGACY_ENV + "), which stays out of the process list.")
     String clusterSecret;

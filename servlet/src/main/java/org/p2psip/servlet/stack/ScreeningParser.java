@@ -1,6 +1,7 @@
 package org.p2psip.servlet.stack;
 
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
 import java.util.ArrayList;
@@ -9,10 +10,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import javax.sip.address.Address;
 
 import org.p2psip.core.guard.BadInputLog;
+import org.p2psip.core.guard.SourceGuard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,15 +55,18 @@ final class ScreeningParser implements MessageParser {
     private static final AddressFactoryImpl ADDRESSES = new AddressFactoryImpl();
 
     private static final Logger LOG = LoggerFactory.getLogger(ScreeningParser.class);
+    private static final Pattern IP_LITERAL = Pattern.compile("[0-9.]+|[0-9A-Fa-f:.%a-z]*:[0-9A-Fa-f:.%a-z]*");
 
     private final MessageParser delegate;
     private final InputCounters counters;
     private final BadInputLog badInput;
+    private final SourceGuard sources;
 
-    ScreeningParser(MessageParser delegate, InputCounters counters, BadInputLog badInput) {
+    ScreeningParser(MessageParser delegate, InputCounters counters, EdgeGuards guards) {
         this.delegate = delegate;
         this.counters = counters;
-        this.badInput = badInput;
+        this.badInput = guards.badInput();
+        this.sources = guards.sources();
     }
 
     @Override
@@ -125,8 +131,9 @@ final class ScreeningParser implements MessageParser {
         if (!stackAnswers(bytes)) {
             counters.countDropped();
         }
-        InetAddress source = listener instanceof MessageChannel channel ? channel.getPeerPacketSourceAddress() : null;
+        InetAddress source = sourceOf(listener);
         if (source != null) {
+            sources.penalize(source, System.nanoTime());
             long suppressed = badInput.admit(source, System.nanoTime());
             if (suppressed >= 0) {
                 LOG.warn("malformed message from {} ({}{}): {}", source.getHostAddress(),
@@ -134,6 +141,27 @@ final class ScreeningParser implements MessageParser {
                         suppressed > 0 ? "; " + suppressed + " more from it since the last line" : "",
                         BadInputLog.excerpt(bytes, bytes.length));
             }
+        }
+    }
+
+    /**
+     * Who sent the message being parsed. The RI sets a UDP channel's peer
+     * address before parsing, but its packet source address only after a
+     * message parsed, so that one would still name the previous sender and
+     * charge an innocent source for an attacker's garbage.
+     */
+    private static InetAddress sourceOf(ParseExceptionListener listener) {
+        if (!(listener instanceof MessageChannel channel)) {
+            return null;
+        }
+        String peer = channel.getPeerAddress();
+        if (peer == null || !IP_LITERAL.matcher(peer).matches()) {
+            return null;
+        }
+        try {
+            return InetAddress.getByName(peer);
+        } catch (UnknownHostException e) {
+            return null;
         }
     }
 

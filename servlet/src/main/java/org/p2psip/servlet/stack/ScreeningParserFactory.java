@@ -23,6 +23,6 @@ public final class ScreeningParserFactory implements MessageParserFactory {
     public MessageParser createMessageParser(SIPTransactionStack stack) {
         String name = stack instanceof SipStack s ? s.getStackName() : null;
         return new ScreeningParser(stock.createMessageParser(stack), InputCounters.of(name),
-                EdgeGuards.of(name).badInput());
+                EdgeGuards.of(name));
     }
 }

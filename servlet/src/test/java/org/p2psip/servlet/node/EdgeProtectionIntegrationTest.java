@@ -84,6 +84,25 @@ class EdgeProtectionIntegrationTest {
     }
 
     @Test
+    void garbageChargesTheSourceThatSentItAndNoOther() throws Exception {
+        InetAddress attacker = InetAddress.getByName("127.0.0.11");
+        try (UdpPeer garbage = new UdpPeer(attacker);
+             UdpPeer phone = new UdpPeer(InetAddress.getByName("127.0.0.12"))) {
+            for (int i = 0; i < 3; i++) {
+                garbage.sendBytes(("\u0001\u0002 not SIP at all " + i).getBytes(StandardCharsets.ISO_8859_1),
+                        node.sipAddress());
+                phone.send(options(phone.hostPort()).text(), node.sipAddress());
+                assertEquals(200, phone.expectResponse("OPTIONS", 200).status());
+            }
+            // one garbage datagram costs more than the burst: the attacker's next message bans it
+            garbage.send(options(garbage.hostPort()).text(), node.sipAddress());
+            assertTrue(garbage.await(SipText::isResponse, Duration.ofMillis(500)).isEmpty());
+            assertTrue(node.edgeGuards().sources().banned(attacker, System.nanoTime()));
+            assertTrue(!node.edgeGuards().sources().banned(InetAddress.getByName("127.0.0.12"), System.nanoTime()));
+        }
+    }
+
+    @Test
     void aDatagramNearTheSizeLimitIsHandledWhole() throws Exception {
         try (UdpPeer ua = new UdpPeer(InetAddress.getByName("127.0.0.4"))) {
             String padding = "x".repeat(MAX_MESSAGE - 1_000);
