@@ -20,7 +20,7 @@ import org.p2psip.servlet.lb.BalancerStartException;
 import org.p2psip.servlet.lb.BalancingPolicy;
 import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.lb.SipBalancer;
-import org.p2psip.servlet.lb.TlsListener;
+import org.p2psip.servlet.tls.TlsListener;
 import org.p2psip.servlet.tls.TlsMaterial;
 import org.p2psip.servlet.tls.TlsMaterialException;
 import org.slf4j.Logger;
@@ -253,45 +253,6 @@ final class LbCommand implements Callable<Integer> {
             }
             return new ConnectionLimits(Duration.ofSeconds(idleSeconds), Duration.ofSeconds(deadlineSeconds), max,
                     perSource);
-        }
-    }
-
-    /** A TLS listener and its certificate (RFC 3261 §26.2). */
-    static final class TlsOptions {
-
-        @Option(names = "--tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
-                description = "Also listen for SIP over TLS (TLS 1.2 and 1.3) here; 5061 is the usual port. "
-                        + "Needs --tls-cert and --tls-key.")
-        HostPort address;
-
-        @Option(names = "--tls-cert", paramLabel = "PEM",
-                description = "The certificate chain for --tls, PEM, leaf first.")
-        Path certificate;
-
-        @Option(names = "--tls-key", paramLabel = "PEM",
-                description = "The private key for --tls, PEM, unencrypted (PKCS#8, RSA or EC).")
-        Path key;
-
-        /** The certificate and key, loaded; empty when --tls is not given. */
-        Optional<TlsMaterial> material(CommandLine cl) {
-            if (address == null) {
-                if (certificate != null || key != null) {
-                    throw new ParameterException(cl, "--tls-cert and --tls-key need --tls HOST:PORT");
-                }
-                return Optional.empty();
-            }
-            if (certificate == null || key == null) {
-                throw new ParameterException(cl, "--tls needs --tls-cert and --tls-key");
-            }
-            try {
-                return Optional.of(TlsMaterial.load(certificate, key));
-            } catch (TlsMaterialException e) {
-                throw new ParameterException(cl, e.getMessage());
-            }
-        }
-
-        Optional<TlsListener> listener(CommandLine cl) {
-            return material(cl).map(m -> new TlsListener(address, m));
         }
     }
 }

@@ -21,6 +21,7 @@ import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.node.TrustSettings;
+import org.p2psip.servlet.tls.TlsListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -150,8 +151,17 @@ final class NodeCommand implements Callable<Integer> {
             description = "Most contacts one address-of-record may hold. Default: ${DEFAULT-VALUE}.")
     int maxContacts = RegistrarPolicy.DEFAULT.maxContacts();
 
+    @Option(names = "--sip-threads", paramLabel = "N",
+            description = "Threads that process SIP messages (the receiving thread comes on top). Requests "
+                    + "never block them, so about the number of cores is enough; more only compete with the "
+                    + "thread that reads the socket when the node is overloaded. Default: ${DEFAULT-VALUE}.")
+    int sipThreads = NodeSettings.DEFAULT_SIP_THREADS;
+
     @Mixin
     ProtectionOptions protection = new ProtectionOptions();
+
+    @Mixin
+    TlsOptions tls = new TlsOptions();
 
     @Override
     public Integer call() {
@@ -168,15 +178,19 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp) dht={} domains={} auth={}{}", node.sipAddress(),
-                node.dhtName(), node.servedDomains().domains(), auth,
-                node.adminAddress().map(a -> " admin=" + a).orElse(""));
+        LOG.info("p2psip node listening on sip:{} (udp, tcp){} dht={} domains={} auth={}{}", node.sipAddress(),
+                node.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), node.dhtName(),
+                node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""));
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private Optional<TlsListener> tls() {
+        return tls.listener(spec.commandLine());
     }
 
     private ProtectionSettings protection() {
@@ -196,6 +210,9 @@ final class NodeCommand implements Callable<Integer> {
         if (replicas < 1) {
             throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
         }
+        if (sipThreads < 1 || sipThreads > 256) {
+            throw new ParameterException(spec.commandLine(), "--sip-threads must be between 1 and 256");
+        }
         RegistrarPolicy policy;
         try {
             policy = new RegistrarPolicy(minExpires, defaultExpires, maxExpires, maxContacts);
@@ -212,8 +229,8 @@ final class NodeCommand implements Callable<Integer> {
         Optional<String> secret = ClusterSecrets.resolve(clusterSecret);
         secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
-                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), trust(secret),
-                protection());
+                NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
+                protection(), tls());
     }
 
     private TrustSettings trust(Optional<String> secret) {

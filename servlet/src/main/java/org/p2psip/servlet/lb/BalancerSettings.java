@@ -10,6 +10,7 @@ import java.util.Set;
 
 import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.tls.TlsListener;
 
 /**
  * Everything needed to start a balancer.

@@ -49,6 +49,8 @@ import org.p2psip.servlet.sip.SipEndpoint;
 import org.p2psip.servlet.stack.ConnectionLimits;
 import org.p2psip.servlet.stack.EdgeGuards;
 import org.p2psip.servlet.stack.InputCounters;
+import org.p2psip.servlet.stack.PemSecurityManagerProvider;
+import org.p2psip.servlet.tls.TlsListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -148,11 +150,16 @@ public final class FrontNode implements AutoCloseable {
         SipStackImpl stack = null;
         AdminServer admin = null;
         try {
-            stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads()));
+            settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
+            stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
+                    settings.tls().isPresent()));
             ListeningPoint udp = stack.createListeningPoint(bound.host(), port, ListeningPoint.UDP);
             ListeningPoint tcp = stack.createListeningPoint(bound.host(), port, ListeningPoint.TCP);
             SipProvider provider = stack.createSipProvider(udp);
             provider.addListeningPoint(tcp);
+            if (settings.tls().isPresent()) {
+                provider.addListeningPoint(tlsListeningPoint(stack, settings.tls().get()));
+            }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
                     new AddressFactoryImpl(), self);
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
@@ -184,6 +191,15 @@ public final class FrontNode implements AutoCloseable {
             stopPartial(stack, admin, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
+    }
+
+    private static ListeningPoint tlsListeningPoint(SipStackImpl stack, TlsListener tls) throws Exception {
+        InetAddress address = InetAddress.getByName(tls.address().host());
+        int port = tls.address().port() == 0 ? PortProbe.findFree(address) : tls.address().port();
+        if (tls.address().port() != 0) {
+            PortProbe.requireFree(address, port);
+        }
+        return stack.createListeningPoint(address.getHostAddress(), port, ListeningPoint.TLS);
     }
 
     /**
@@ -233,6 +249,7 @@ public final class FrontNode implements AutoCloseable {
         completions.shutdownNow();
         InputCounters.unregister(stackName);
         EdgeGuards.unregister(stackName);
+        PemSecurityManagerProvider.unregister(stackName);
     }
 
     /** Where the node listens for SIP, on UDP and TCP. */
@@ -280,6 +297,16 @@ public final class FrontNode implements AutoCloseable {
         return EdgeGuards.ofRegistered(stackName);
     }
 
+    /** Where the node listens for SIP over TLS, if it does. */
+    public Optional<HostPort> tlsAddress() {
+        for (ListeningPoint lp : provider.getListeningPoints()) {
+            if (ListeningPoint.TLS.equalsIgnoreCase(lp.getTransport())) {
+                return Optional.of(new HostPort(lp.getIPAddress(), lp.getPort()));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Requests the proxy sent on, one per branch. */
     public long forwardedRequests() {
         return proxy.forwardedRequests();
@@ -307,6 +334,7 @@ public final class FrontNode implements AutoCloseable {
             dht.close();
             InputCounters.unregister(stackName);
             EdgeGuards.unregister(stackName);
+            PemSecurityManagerProvider.unregister(stackName);
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.tls.TlsListener;
 
 /**
  * Everything needed to start one front node, as assembled from the command
@@ -27,10 +28,12 @@ import org.p2psip.core.net.HostPort;
  * @param clock          the time every binding expiry is measured against
  * @param trust          served domains, authentication, forking limits, cluster secret, admin endpoint
  * @param protection     per-source limits, overload control, connection and size limits
+ * @param tls            where the node also listens for SIP over TLS, and its certificate; empty: no TLS
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
-                           Clock clock, TrustSettings trust, ProtectionSettings protection) {
+                           Clock clock, TrustSettings trust, ProtectionSettings protection,
+                           Optional<TlsListener> tls) {
 
     public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
     public static final int DEFAULT_SIP_THREADS = 8;
@@ -44,6 +47,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(trust, "trust");
         Objects.requireNonNull(protection, "protection");
+        Objects.requireNonNull(tls, "tls");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -64,32 +68,37 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
-                ProtectionSettings.DEFAULT);
+                ProtectionSettings.DEFAULT, Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection);
+                clock, trust, protection, tls);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection);
+                clock, trust, protection, tls);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection);
+                clock, trust, protection, tls);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection);
+                clock, newTrust, protection, tls);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection);
+                clock, trust, newProtection, tls);
+    }
+
+    public NodeSettings withTls(Optional<TlsListener> newTls) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, newTls);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */

@@ -1,5 +1,6 @@
 package org.p2psip.servlet.node;
 
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,6 +8,7 @@ import org.p2psip.servlet.logging.Slf4jServerLogger;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.logging.Slf4jStackLogger;
 import org.p2psip.servlet.stack.GuardedMessageProcessorFactory;
+import org.p2psip.servlet.stack.PemSecurityManagerProvider;
 import org.p2psip.servlet.stack.ScreeningParserFactory;
 
 /**
@@ -22,6 +24,14 @@ final class StackProperties {
 
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
+    /** TLS 1.3's suites, then TLS 1.2's forward-secret AEAD suites for EC and RSA certificates (RFC 9325 §4.2). */
+    private static final List<String> TLS_CIPHER_SUITES = List.of(
+            "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+
     private StackProperties() {
     }
 
@@ -30,7 +40,7 @@ final class StackProperties {
         return "p2psip-" + self + "-" + SEQUENCE.incrementAndGet();
     }
 
-    static Properties forNode(String stackName, int threads) {
+    static Properties forNode(String stackName, int threads, boolean tls) {
         Properties p = new Properties();
         p.setProperty("javax.sip.STACK_NAME", stackName);
         // A proxy is transaction-stateful only; dialogs would cost memory and
@@ -73,6 +83,20 @@ final class StackProperties {
         p.setProperty("gov.nist.javax.sip.STACK_LOGGER", Slf4jStackLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.SERVER_LOGGER", Slf4jServerLogger.class.getName());
         p.setProperty("gov.nist.javax.sip.MESSAGE_PARSER_FACTORY", ScreeningParserFactory.class.getName());
+        if (tls) {
+            // The node's PEM certificate instead of a key store file.
+            p.setProperty("gov.nist.javax.sip.SECURITY_MANAGER_PROVIDER", PemSecurityManagerProvider.class.getName());
+            p.setProperty("gov.nist.javax.sip.TLS_CLIENT_PROTOCOLS", "TLSv1.3,TLSv1.2");
+            // The RI's own list is RSA key exchange and 3DES from another era,
+            // which shares nothing with an EC certificate or a current phone.
+            p.setProperty("gov.nist.javax.sip.ENABLED_CIPHER_SUITES", String.join(",", TLS_CIPHER_SUITES));
+            // Phones present self-signed certificates, if any, when the node
+            // connects to them to deliver a request; like Kamailio's default
+            // (verify_certificate = no) the node does not check them, and it
+            // asks clients for none. Clients still check the node's.
+            p.setProperty("gov.nist.javax.sip.TLS_CLIENT_AUTH_TYPE", "DisabledAll");
+            p.setProperty("gov.nist.javax.sip.SSL_HANDSHAKE_TIMEOUT", "10000");
+        }
         return p;
     }
 }

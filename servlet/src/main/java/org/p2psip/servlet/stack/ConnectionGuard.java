@@ -1,7 +1,7 @@
 package org.p2psip.servlet.stack;
 
 import java.net.InetAddress;
-import java.util.Set;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +28,7 @@ final class ConnectionGuard implements AutoCloseable {
 
     private final ConnectionLimits limits;
     private final SourceGuard sources;
-    private final Set<GuardedTcpChannel> open = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<StreamGuard, StreamGuard.Connection> open = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
     private final AtomicInteger total = new AtomicInteger();
     private final LongAdder refused = new LongAdder();
@@ -73,13 +73,13 @@ final class ConnectionGuard implements AutoCloseable {
         return true;
     }
 
-    void opened(GuardedTcpChannel channel) {
-        open.add(channel);
+    void opened(StreamGuard stream, StreamGuard.Connection connection) {
+        open.put(stream, connection);
     }
 
     /** Gives back what {@link #admit} claimed, once per admitted connection. */
-    void release(GuardedTcpChannel channel, InetAddress source) {
-        if (!open.remove(channel)) {
+    void release(StreamGuard stream, InetAddress source) {
+        if (open.remove(stream) == null) {
             return;
         }
         total.decrementAndGet();
@@ -87,8 +87,13 @@ final class ConnectionGuard implements AutoCloseable {
     }
 
     /** Closes a refused connection as soon as the RI has finished accepting it. */
-    void closeSoon(GuardedTcpChannel channel) {
-        watchdog.execute(channel::close);
+    void closeSoon(StreamGuard.Connection connection) {
+        watchdog.execute(connection::close);
+    }
+
+    /** Closes {@code connection} after {@code delay}, for an answer that must go out first. */
+    void closeLater(StreamGuard.Connection connection, Duration delay) {
+        watchdog.schedule(connection::close, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     int openConnections() {
@@ -111,14 +116,15 @@ final class ConnectionGuard implements AutoCloseable {
         long now = System.nanoTime();
         long idle = limits.idleTimeout().toNanos();
         long deadline = limits.messageDeadline().toNanos();
-        for (GuardedTcpChannel channel : open) {
+        for (var entry : open.entrySet()) {
+            StreamGuard stream = entry.getKey();
             try {
-                if (channel.partialSince() != 0 && now - channel.partialSince() > deadline) {
+                if (stream.partialSince() != 0 && now - stream.partialSince() > deadline) {
                     overdueClosed.increment();
-                    channel.close();
-                } else if (now - channel.lastActivityNanos() > idle) {
+                    entry.getValue().close();
+                } else if (now - stream.lastActivityNanos() > idle) {
                     idleClosed.increment();
-                    channel.close();
+                    entry.getValue().close();
                 }
             } catch (RuntimeException e) {
                 // One channel that fails to close must not stop the sweep of the others.

@@ -1,8 +1,10 @@
 package org.p2psip.servlet.stack;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.guard.BadInputLog;
@@ -30,7 +32,7 @@ public final class EdgeGuards {
     private final Duration retryAfter;
     private final int maxMessageBytes;
     private final ConnectionLimits connections;
-    private volatile ConnectionGuard tcp;
+    private final List<ConnectionGuard> streams = new CopyOnWriteArrayList<>();
     private final LongAdder shed = new LongAdder();
     private final LongAdder oversized = new LongAdder();
 
@@ -94,31 +96,27 @@ public final class EdgeGuards {
     }
 
     void attach(ConnectionGuard connections) {
-        this.tcp = connections;
+        streams.add(connections);
     }
 
-    /** TCP connections peers hold open to the node now. */
+    /** TCP and TLS connections peers hold open to the node now. */
     public int openConnections() {
-        ConnectionGuard c = tcp;
-        return c == null ? 0 : c.openConnections();
+        return streams.stream().mapToInt(ConnectionGuard::openConnections).sum();
     }
 
-    /** TCP connections refused: over a cap, or from a banned source. */
+    /** TCP and TLS connections refused: over a cap, or from a banned source. */
     public long refusedConnections() {
-        ConnectionGuard c = tcp;
-        return c == null ? 0 : c.refused();
+        return streams.stream().mapToLong(ConnectionGuard::refused).sum();
     }
 
-    /** TCP connections closed for idling past the idle timeout. */
+    /** Connections closed for idling past the idle timeout. */
     public long idleClosed() {
-        ConnectionGuard c = tcp;
-        return c == null ? 0 : c.idleClosed();
+        return streams.stream().mapToLong(ConnectionGuard::idleClosed).sum();
     }
 
-    /** TCP connections closed because a message did not arrive whole in time. */
+    /** Connections closed because a message did not arrive whole in time. */
     public long overdueClosed() {
-        ConnectionGuard c = tcp;
-        return c == null ? 0 : c.overdueClosed();
+        return streams.stream().mapToLong(ConnectionGuard::overdueClosed).sum();
     }
 
     /** Requests answered 503 because the node was overloaded. */

@@ -12,6 +12,7 @@ import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
+import gov.nist.javax.sip.stack.NioTlsMessageProcessor;
 import gov.nist.javax.sip.stack.SIPTransactionStack;
 
 /**
@@ -35,6 +36,9 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
                                                    String transport) throws IOException {
         if ("TCP".equalsIgnoreCase(transport)) {
             return new GuardedTcpProcessor(address, stack, port, connectTimeout(stack));
+        }
+        if ("TLS".equalsIgnoreCase(transport)) {
+            return new GuardedTlsProcessor(address, stack, port, connectTimeout(stack));
         }
         if ("UDP".equalsIgnoreCase(transport)) {
             GuardedUdpProcessor udp = new GuardedUdpProcessor(address, stack, port);
@@ -106,6 +110,39 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
                 return known;
             }
             GuardedTcpChannel channel = new GuardedTcpChannel(processor, client, connections, guards);
+            nioHandler.putMessageChannel(client, channel);
+            return channel;
+        }
+
+        @Override
+        public void stop() {
+            connections.close();
+            super.stop();
+        }
+    }
+
+    /** The RI's TLS processor (RFC 3261 §26) with the same table and guards as TCP. */
+    private static final class GuardedTlsProcessor extends NioTlsMessageProcessor {
+        private final EdgeGuards guards;
+        private final ConnectionGuard connections;
+
+        GuardedTlsProcessor(InetAddress address, SIPTransactionStack stack, int port, int connectTimeoutMillis) {
+            super(address, stack, port);
+            nioHandler = new ConnectionCache(stack, this, connectTimeoutMillis);
+            guards = EdgeGuards.of(stackName(stack));
+            connections = new ConnectionGuard(guards.connections(), guards.sources(),
+                    String.valueOf(stackName(stack)) + "-tls");
+            guards.attach(connections);
+        }
+
+        @Override
+        public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
+                throws IOException {
+            NioTcpMessageChannel known = nioHandler.getMessageChannel(client);
+            if (known != null) {
+                return known;
+            }
+            GuardedTlsChannel channel = new GuardedTlsChannel(processor, client, connections, guards);
             nioHandler.putMessageChannel(client, channel);
             return channel;
         }

@@ -47,7 +47,7 @@ class LbCommandTest {
             "--tls-cert", "--tls-key"}) {
             assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
         }
-        for (String defaultValue : new String[] {"Default: 1000.", "Default: 4000.", "Default: 30.", "Default: 300.",
+        for (String defaultValue : new String[] {"Default: 5000.", "Default: 10000.", "Default: 30.", "Default: 300.",
             "Default: 10.", "Default: 16000.", "Default: 65535."}) {
             assertTrue(r.out().replaceAll("\\s+", " ").contains(defaultValue), defaultValue + " missing from\n"
                     + r.out());

@@ -26,6 +26,7 @@ import org.p2psip.servlet.lb.LbWire.StubNode;
 import org.p2psip.servlet.testing.SipText;
 import org.p2psip.servlet.tls.SelfSignedTls;
 import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.servlet.tls.TlsListener;
 
 /**
  * SIP over TLS through the balancer (RFC 3261 §26.2) to a stub node over

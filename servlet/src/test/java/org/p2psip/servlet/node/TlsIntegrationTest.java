@@ -1,0 +1,160 @@
+package org.p2psip.servlet.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.servlet.testing.SipText;
+import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.servlet.tls.SelfSignedTls;
+import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.servlet.tls.TlsMaterial;
+
+/**
+ * SIP over TLS on a node (RFC 3261 §26): clients register over TLS and the
+ * node delivers requests to contacts registered with transport=tls over a
+ * TLS connection of its own.
+ */
+class TlsIntegrationTest {
+
+    private static TlsMaterial nodeCertificate;
+    private static FrontNode node;
+    private static HostPort tls;
+
+    @BeforeAll
+    static void startNode() throws Exception {
+        nodeCertificate = SelfSignedTls.inMemory(List.of("localhost", "127.0.0.1"));
+        node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("example.com"))
+                .withProtection(ProtectionSettings.DEFAULT.withLimits(20_000, 1_000))
+                .withTls(Optional.of(new TlsListener(new HostPort("127.0.0.1", 0), nodeCertificate))));
+        tls = node.tlsAddress().orElseThrow();
+    }
+
+    @AfterAll
+    static void stopNode() {
+        node.close();
+    }
+
+    private static SSLSocket connect() throws IOException {
+        SSLSocket s = (SSLSocket) nodeCertificate.sslContext().getSocketFactory().createSocket();
+        s.connect(new InetSocketAddress(tls.host(), tls.port()), 2_000);
+        s.startHandshake();
+        return s;
+    }
+
+    private static String tlsRequest(RequestText r, String sentBy) {
+        return r.replace("Via:", "Via: SIP/2.0/TLS " + sentBy + ";branch=" + UdpPeer.branch()).text();
+    }
+
+    @Test
+    void aRegisterOverTlsIsAnswered200OnTheSameConnection() throws Exception {
+        try (SSLSocket s = connect()) {
+            String aor = "sip:tls-alice@example.com";
+            String sentBy = "127.0.0.1:" + s.getLocalPort();
+            RequestText r = RequestText.standard("REGISTER", "sip:example.com", sentBy, aor, aor,
+                    "t-" + UUID.randomUUID(), 1).with("Contact: <sip:tls-alice@" + sentBy + ";transport=tls>");
+            write(s, tlsRequest(r, sentBy));
+            SipText reply = SipText.parse(readMessage(s, Duration.ofSeconds(5)));
+            assertEquals(200, reply.status());
+            assertTrue(reply.header("contact").orElse("").contains("transport=tls"));
+        }
+    }
+
+    @Test
+    void aMessageOverTheSizeLimitGets513OverTls() throws Exception {
+        try (SSLSocket s = connect()) {
+            String sentBy = "127.0.0.1:" + s.getLocalPort();
+            RequestText r = RequestText.standard("OPTIONS", "sip:" + tls, sentBy, "sip:big@example.com",
+                    "sip:" + tls, "t-" + UUID.randomUUID(), 1).with("X-Padding: " + "x".repeat(30_000));
+            write(s, tlsRequest(r, sentBy));
+            String reply = readMessage(s, Duration.ofSeconds(5));
+            assertTrue(reply.startsWith("SIP/2.0 513 "), reply);
+        }
+    }
+
+    @Test
+    void aRequestForAContactRegisteredOverTlsIsDeliveredOverTls() throws Exception {
+        TlsMaterial phoneCertificate = SelfSignedTls.inMemory(List.of("phone.invalid"));
+        SSLContext phoneContext = phoneCertificate.sslContext();
+        try (SSLServerSocket phone = (SSLServerSocket) phoneContext.getServerSocketFactory()
+                .createServerSocket(0, 5, InetAddress.getByName("127.0.0.1"));
+             UdpPeer caller = new UdpPeer()) {
+            String phoneAddress = "127.0.0.1:" + phone.getLocalPort();
+            String aor = "sip:tls-bob@example.com";
+            RequestText register = RequestText.standard("REGISTER", "sip:example.com", caller.hostPort(), aor, aor,
+                    "t-" + UUID.randomUUID(), 1).with("Contact: <sip:tls-bob@" + phoneAddress + ";transport=tls>");
+            caller.send(register.text(), node.sipAddress());
+            assertEquals(200, caller.expectResponse("REGISTER", 200).status());
+
+            CompletableFuture<String> delivered = CompletableFuture.supplyAsync(() -> {
+                try (SSLSocket in = (SSLSocket) phone.accept()) {
+                    return readMessage(in, Duration.ofSeconds(10));
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            RequestText message = RequestText.standard("MESSAGE", aor, caller.hostPort(), "sip:carol@example.com",
+                    aor, "t-" + UUID.randomUUID(), 1).with("Content-Type: text/plain");
+            caller.send(message.text(), node.sipAddress());
+
+            String request = delivered.get(15, TimeUnit.SECONDS);
+            assertTrue(request.startsWith("MESSAGE sip:tls-bob@" + phoneAddress), request);
+            assertTrue(request.contains("SIP/2.0/TLS"), request);
+        }
+    }
+
+    private static void write(SSLSocket s, String text) throws IOException {
+        OutputStream out = s.getOutputStream();
+        out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    /** One message's header section (and nothing after it), within the deadline. */
+    private static String readMessage(SSLSocket s, Duration deadline) throws IOException {
+        StringBuilder got = new StringBuilder();
+        long end = System.nanoTime() + deadline.toNanos();
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[4096];
+        while (!got.toString().contains("\r\n\r\n")) {
+            long left = (end - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                throw new AssertionError("no whole message within " + deadline + "; got: " + got);
+            }
+            s.setSoTimeout((int) left);
+            int n;
+            try {
+                n = in.read(buf);
+            } catch (SocketTimeoutException e) {
+                continue;
+            }
+            if (n < 0) {
+                break;
+            }
+            got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return got.toString();
+    }
+}
