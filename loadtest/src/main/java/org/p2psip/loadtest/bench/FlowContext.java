@@ -7,7 +7,7 @@ import java.net.InetSocketAddress;
  *
  * @param runTag     unique per run; part of every Call-ID, tag and branch so that runs never collide
  * @param domain     host[:port] of every address-of-record (the registrar's domain)
- * @param transport  "UDP" or "TCP", as written in Via
+ * @param transport  "UDP", "TCP" or "TLS", as written in Via
  * @param sentBy     host:port this lane's socket is reachable at (Via sent-by, Contact)
  * @param userPrefix user part before the index of registering AORs and callers
  * @param calleePrefix user part before the index of the UAS's AORs
@@ -35,7 +35,11 @@ public record FlowContext(String runTag, String domain, String transport, String
 
     /** The {@code ;transport=} URI parameter for this transport, if one is needed (UDP is the default). */
     public String uriTransport() {
-        return "TCP".equals(transport) ? ";transport=tcp" : "";
+        return switch (transport) {
+            case "TCP" -> ";transport=tcp";
+            case "TLS" -> ";transport=tls";
+            default -> "";
+        };
     }
 
     /** Where a URI's host and port lead: the next hop for a route or a remote target (RFC 3263 without DNS). */

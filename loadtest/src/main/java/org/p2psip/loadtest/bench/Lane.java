@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
+import javax.net.ssl.SSLEngine;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -18,11 +20,13 @@ import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
- * One load lane: a socket (a UDP socket, or one TCP connection to the
- * target) on one event-loop thread, running one {@link LaneEngine} per
+ * One load lane: a socket (a UDP socket, or one TCP or TLS connection to
+ * the target) on one event-loop thread, running one {@link LaneEngine} per
  * phase. Everything the engine does happens on that thread; the lane only
  * wires the socket to it and ticks it every millisecond.
  */
@@ -43,9 +47,20 @@ final class Lane implements AutoCloseable {
         this.sentBy = sentBy;
     }
 
-    /** Opens a lane on {@code loop}: binds a UDP socket on {@code local}, or connects to {@code target} over TCP. */
+    /** Longest wait for a TLS handshake to complete, as for a TCP connect. */
+    static final long HANDSHAKE_MILLIS = 5000;
+
+    /**
+     * Opens a lane on {@code loop}: binds a UDP socket on {@code local}, or
+     * connects to {@code target} over TCP, or over TLS (RFC 3261 §26.2: the
+     * TCP framing inside a TLS session) and completes the handshake, so a
+     * certificate the lane does not trust fails here, before any load.
+     *
+     * @param peerHost the target as the user named it: what its certificate must name
+     * @param trust    over TLS, whom to trust
+     */
     static Lane open(EventLoop loop, BenchTransport transport, InetAddress local, InetSocketAddress target,
-                     LongAdder dropped) {
+                     String peerHost, TlsTrust trust, LongAdder dropped) {
         Holder holder = new Holder();
         ChannelFuture f;
         try {
@@ -60,29 +75,54 @@ final class Lane implements AutoCloseable {
                         });
                 f = b.bind(new InetSocketAddress(local, 0)).sync();
             } else {
+                // Made before the connection, so a trust store that cannot be read fails as itself.
+                SSLEngine engine = transport == BenchTransport.TLS ? trust.clientEngine(peerHost, target.getPort()) : null;
                 Bootstrap b = new Bootstrap().group(loop).channel(NioSocketChannel.class)
                         .option(ChannelOption.TCP_NODELAY, true)
                         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)
                         .handler(new ChannelInitializer<SocketChannel>() {
                             @Override
                             protected void initChannel(SocketChannel ch) {
+                                if (transport == BenchTransport.TLS) {
+                                    SslHandler tls = new SslHandler(engine);
+                                    tls.setHandshakeTimeoutMillis(HANDSHAKE_MILLIS);
+                                    ch.pipeline().addLast(tls);
+                                }
                                 ch.pipeline().addLast(new SipStreamDecoder(), new StreamSipEncoder(),
                                         new LaneHandler(holder));
                             }
                         });
                 f = b.connect(target, new InetSocketAddress(local, 0)).sync();
+                if (transport == BenchTransport.TLS) {
+                    awaitHandshake(f.channel(), target);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BenchException("interrupted while opening a socket");
+        } catch (BenchException e) {
+            throw e;
         } catch (Exception e) {
             throw new BenchException((transport == BenchTransport.UDP ? "cannot bind UDP on " + local
-                    : "cannot connect to " + target + " over TCP") + ": " + e.getMessage(), e);
+                    : "cannot connect to " + target + " over " + transport.viaToken()) + ": " + e.getMessage(), e);
         }
         InetSocketAddress bound = (InetSocketAddress) f.channel().localAddress();
         Lane lane = new Lane(f.channel(), Sockets.hostPort(local, bound.getPort()));
         holder.lane = lane;
         return lane;
+    }
+
+    /** Waits for the TLS handshake on {@code ch}; on failure closes it and says why in one line. */
+    private static void awaitHandshake(Channel ch, InetSocketAddress target) throws InterruptedException {
+        Future<Channel> handshake = ch.pipeline().get(SslHandler.class).handshakeFuture();
+        // The handler times the handshake out itself; the margin only guards against a stuck loop.
+        if (!handshake.await(HANDSHAKE_MILLIS + 1000) || !handshake.isSuccess()) {
+            ch.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
+            String why = handshake.cause() == null ? "no answer within " + HANDSHAKE_MILLIS + " ms"
+                    : TlsTrust.handshakeFailure(handshake.cause());
+            throw new BenchException("TLS handshake with " + Sockets.hostPort(target.getAddress(), target.getPort())
+                    + " failed: " + why, handshake.cause());
+        }
     }
 
     /** host:port of this lane's socket, for Via and Contact. */

@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.LongAdder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 
+import org.p2psip.servlet.tls.SelfSignedTls;
+import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.servlet.tls.TlsMaterialException;
+
 /**
  * Runs load against a target: the programmatic entry point behind
  * {@code p2psip bench} and the scale benchmark.
@@ -94,12 +98,14 @@ public final class LoadRun implements AutoCloseable {
         LoadRun run = null;
         try {
             for (int i = 0; i < spec.threads(); i++) {
-                lanes.add(Lane.open(group.next(), spec.transport(), local, target, dropped));
+                lanes.add(Lane.open(group.next(), spec.transport(), local, target, spec.target().host(),
+                        spec.tls().trust(), dropped));
                 digests.add(spec.auth().required() ? new DigestSession(spec.auth().password(), tag() + i) : null);
             }
             String calleePrefix = spec.auth().required() ? BenchAuth.CALLEE_PREFIX : "callee-" + tag() + "-";
             if (spec.scenario().needsUas()) {
-                uas = BuiltInUas.start(local, 0, 1);
+                uas = BuiltInUas.start(local, 0, 1, spec.effectiveUasTransport() == BenchTransport.TLS
+                        ? new BuiltInUas.TlsSide(local, 0, uasMaterial(spec, local)) : null);
             }
             run = new LoadRun(spec, group, lanes, digests, uas, calleePrefix, dropped);
             if (uas != null) {
@@ -192,9 +198,12 @@ public final class LoadRun implements AutoCloseable {
         return new MaxRateReport(steps, s.best(), best, stoppedBy);
     }
 
-    /** host:port of the built-in UAS, or null when the scenario has none. */
+    /**
+     * host:port the target reaches the built-in UAS at (its TLS port when
+     * the UAS's contacts are over TLS), or null when the scenario has none.
+     */
     public String uasAddress() {
-        return uas == null ? null : uas.hostPort();
+        return uas == null ? null : uas.hostPort(spec.effectiveUasTransport());
     }
 
     /** Messages received that could not be parsed, over the whole run. */
@@ -214,13 +223,30 @@ public final class LoadRun implements AutoCloseable {
     private void registerCallees(Progress progress) {
         String runTag = tag();
         // The contact's transport parameter tells the node how to reach the UAS.
-        String contact = uas.hostPort() + (spec.effectiveUasTransport() == BenchTransport.TCP ? ";transport=tcp" : "");
+        BenchTransport t = spec.effectiveUasTransport();
+        String contact = uas.hostPort(t) + t.uriParameter();
         FlowFactory callees = (index, c, branches) -> {
             return new RegisterFlow(c, branches, calleePrefix + index, RegisterFlow.callId(runTag, index), 1, contact);
         };
         LoadSpec setup = spec.withRate(spec.setupRate()).withCount(spec.aors()).withFirstIndex(0)
                 .withDuration(Duration.ofSeconds(Math.max(60, (long) (4 * spec.aors() / spec.setupRate()))));
         requireClean("registering the UAS's AORs", phase("setup", runTag, "unused-", callees, setup, progress));
+    }
+
+    /**
+     * The UAS's certificate: the one given, else a self-signed one for its
+     * address made in memory (a target that checks its peers must be given
+     * a certificate it trusts).
+     */
+    private static TlsMaterial uasMaterial(LoadSpec spec, InetAddress local) {
+        if (spec.tls().uasMaterial() != null) {
+            return spec.tls().uasMaterial();
+        }
+        try {
+            return SelfSignedTls.inMemory(List.of(local.getHostAddress()));
+        } catch (TlsMaterialException e) {
+            throw new BenchException("cannot make a certificate for the UAS: " + e.getMessage(), e);
+        }
     }
 
     private LoadReport phase(String name, String runTag, String userPrefix, FlowFactory flows, LoadSpec step,

@@ -12,7 +12,7 @@ import org.p2psip.core.net.HostPort;
  *
  * @param scenario    what each flow does
  * @param target      the node (or balancer) all traffic goes to
- * @param transport   UDP or TCP
+ * @param transport   UDP, TCP or TLS
  * @param rate        flows started per second (open loop)
  * @param count       most flows started
  * @param duration    longest sending time
@@ -28,11 +28,12 @@ import org.p2psip.core.net.HostPort;
  * @param uasTransport transport the built-in UAS registers its contacts with, so the node reaches it over it;
  *                    null means {@code transport}
  * @param auth        whether and as whom the generator authenticates
+ * @param tls         over TLS: whom the lanes trust, what the built-in UAS presents
  */
 public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transport, double rate, long count,
                        Duration duration, int threads, int aors, double setupRate, long firstIndex,
                        String localHost, String domain, SipTimers timers, Duration drain, int maxInFlight,
-                       BenchTransport uasTransport, BenchAuth auth) {
+                       BenchTransport uasTransport, BenchAuth auth, BenchTls tls) {
 
     /** The paper's registration test size. */
     public static final long DEFAULT_COUNT = 150_000;
@@ -44,6 +45,7 @@ public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transp
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(timers, "timers");
         Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(tls, "tls");
         if (!(rate > 0)) {
             throw new IllegalArgumentException("rate must be more than 0");
         }
@@ -74,87 +76,92 @@ public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transp
     public static LoadSpec of(Scenario scenario, HostPort target) {
         return new LoadSpec(scenario, target, BenchTransport.UDP, 1000, DEFAULT_COUNT, Duration.ofMinutes(10),
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), 1000, 2000, 0, null, null,
-                SipTimers.RFC3261, null, 200_000, null, BenchAuth.NONE);
+                SipTimers.RFC3261, null, 200_000, null, BenchAuth.NONE, BenchTls.DEFAULT);
     }
 
     public LoadSpec withTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, t, rate, count, duration, threads, aors, setupRate, firstIndex, localHost,
-                domain, timers, drain, maxInFlight, uasTransport, auth);
+                domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withRate(double r) {
         return new LoadSpec(scenario, target, transport, r, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withCount(long c) {
         return new LoadSpec(scenario, target, transport, rate, c, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withDuration(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, d, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withThreads(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, n, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withAors(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, n, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withSetupRate(double r) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, r, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withFirstIndex(long i) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, i,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withLocalHost(String h) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                h, domain, timers, drain, maxInFlight, uasTransport, auth);
+                h, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withDomain(String d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, d, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, d, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withTimers(SipTimers t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, t, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, t, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withDrain(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, d, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, d, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withMaxInFlight(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, n, uasTransport, auth);
+                localHost, domain, timers, drain, n, uasTransport, auth, tls);
     }
 
     public LoadSpec withScenario(Scenario s) {
         return new LoadSpec(s, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
     }
 
     public LoadSpec withUasTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, t, auth);
+                localHost, domain, timers, drain, maxInFlight, t, auth, tls);
     }
 
     public LoadSpec withAuth(BenchAuth a) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, a);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, a, tls);
+    }
+
+    public LoadSpec withTls(BenchTls t) {
+        return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, t);
     }
 
     /** The transport of the UAS's contacts: {@link #uasTransport} or {@link #transport}. */

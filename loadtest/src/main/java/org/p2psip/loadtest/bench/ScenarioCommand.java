@@ -1,6 +1,7 @@
 package org.p2psip.loadtest.bench;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,8 @@ import java.util.concurrent.Callable;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.cli.AuthMode;
 import org.p2psip.servlet.cli.ClusterSecrets;
+import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.servlet.tls.TlsMaterialException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +31,7 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:every request succeeded (with --max-rate: some rate held)",
-            "1:the run could not start or finish (unreachable target, busy port ...)",
+            "1:the run could not start or finish (unreachable target, failed TLS handshake, busy port ...)",
             "2:bad flags",
             "3:the run finished but some requests failed (with --max-rate: no rate held)"})
 final class ScenarioCommand implements Callable<Integer> {
@@ -44,9 +47,12 @@ final class ScenarioCommand implements Callable<Integer> {
             description = "The node or balancer to load. All traffic goes there.")
     HostPort target;
 
-    @Option(names = "--transport", paramLabel = "udp|tcp", defaultValue = "udp",
+    @Option(names = "--transport", paramLabel = "udp|tcp|tls", defaultValue = "udp",
             description = "Transport to the target. UDP requests are retransmitted on RFC 3261 timers; "
-                    + "TCP uses one connection per thread. Default: ${DEFAULT-VALUE}.")
+                    + "TCP uses one connection per thread; tls is TCP inside TLS 1.2 or 1.3 (RFC 3261 §26: "
+                    + "Via SIP/2.0/TLS, contacts ;transport=tls), one connection per thread, each handshaken "
+                    + "before the run, which a certificate not trusted (see --tls-ca) stops with exit code 1. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String transport;
 
     @Option(names = "--rate", paramLabel = "N",
@@ -98,9 +104,34 @@ final class ScenarioCommand implements Callable<Integer> {
                     + "first pass). Default: ${DEFAULT-VALUE}.")
     double setupRate;
 
-    @Option(names = "--uas-transport", paramLabel = "udp|tcp",
-            description = "call, message: how the target reaches the built-in UAS. Default: --transport.")
+    @Option(names = "--uas-transport", paramLabel = "udp|tcp|tls",
+            description = "call, message: how the target reaches the built-in UAS, which registers its contacts "
+                    + "with this transport. With tls the UAS also listens for TLS on a port of its own and presents "
+                    + "--tls-cert/--tls-key. Default: --transport.")
     String uasTransport;
+
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "With --transport tls: trust the certificates in this PEM file (a CA, or a cluster's "
+                    + "self-signed cert.pem) besides the JDK's certificate authorities. Repeatable. The target's "
+                    + "certificate must also name the host given in --target (subjectAltName, RFC 5922). "
+                    + "Default: the JDK's authorities only.")
+    List<Path> tlsCa = new ArrayList<>();
+
+    @Option(names = "--tls-insecure",
+            description = "With --transport tls: accept any certificate for any name. The traffic is encrypted "
+                    + "but the target is not authenticated; says so on stderr. Default: off.")
+    boolean tlsInsecure;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "call, message with --uas-transport tls: the built-in UAS's certificate chain (leaf "
+                    + "first), with --tls-key. To be trusted by a cluster running a self-signed certificate, give "
+                    + "the cluster's own cert.pem and key.pem. Default: a self-signed certificate for --local, "
+                    + "made in memory.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM",
+            description = "The unencrypted private key of --tls-cert (PKCS#8, PKCS#1 or SEC 1).")
+    Path tlsKey;
 
     @Option(names = "--local", paramLabel = "HOST",
             description = "Local address to send from and to write in Via and Contact. "
@@ -208,15 +239,47 @@ final class ScenarioCommand implements Callable<Integer> {
         require(maxInFlight >= 1, "--max-in-flight must be at least 1");
         require(users >= 1, "--users must be at least 1");
         BenchAuth benchAuth = benchAuth();
+        BenchTransport to = transport(transport, "--transport");
+        BenchTransport toUas = uasTransport == null ? null : transport(uasTransport, "--uas-transport");
+        BenchTls tls = tls(to, toUas != null ? toUas : to);
         long n = count != null ? count : maxRate ? 2_000_000 : LoadSpec.DEFAULT_COUNT;
         long seconds = durationSeconds != null ? durationSeconds : maxRate ? 300 : 600;
         return LoadSpec.of(scenario, target)
-                .withTransport(transport(transport, "--transport"))
-                .withUasTransport(uasTransport == null ? null : transport(uasTransport, "--uas-transport"))
+                .withTransport(to).withUasTransport(toUas).withTls(tls)
                 .withRate(rate != null ? rate : 1000).withCount(n).withDuration(Duration.ofSeconds(seconds))
                 .withThreads(threads).withAors(aors).withSetupRate(setupRate).withLocalHost(local).withDomain(domain)
                 .withTimers(SipTimers.RFC3261.withT1(Duration.ofMillis(t1Millis))).withMaxInFlight(maxInFlight)
                 .withAuth(benchAuth);
+    }
+
+    private BenchTls tls(BenchTransport toTarget, BenchTransport toUas) {
+        require(!(tlsInsecure && !tlsCa.isEmpty()), "--tls-ca and --tls-insecure exclude each other");
+        require(toTarget == BenchTransport.TLS || (tlsCa.isEmpty() && !tlsInsecure),
+                "--tls-ca and --tls-insecure need --transport tls");
+        require((tlsCert == null) == (tlsKey == null), "--tls-cert and --tls-key go together");
+        require(tlsCert == null || (scenario.needsUas() && toUas == BenchTransport.TLS),
+                "--tls-cert and --tls-key are the built-in UAS's: they need call or message with --uas-transport tls");
+        TlsTrust trust;
+        try {
+            trust = tlsInsecure ? TlsTrust.insecure() : TlsTrust.jdkDefaultsAnd(tlsCa);
+        } catch (BenchException e) {
+            throw new ParameterException(spec.commandLine(), "--tls-ca: " + e.getMessage());
+        }
+        TlsMaterial uas = null;
+        if (tlsCert != null) {
+            try {
+                uas = TlsMaterial.load(tlsCert, tlsKey);
+            } catch (TlsMaterialException e) {
+                throw new ParameterException(spec.commandLine(), "--tls-cert/--tls-key: " + e.getMessage());
+            }
+        }
+        if (tlsInsecure) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(spec.qualifiedName() + ": warning: --tls-insecure: the target's certificate is not checked, "
+                    + "so anyone on the path could pose as it");
+            err.flush();
+        }
+        return new BenchTls(trust, uas);
     }
 
     private BenchAuth benchAuth() {
@@ -230,12 +293,12 @@ final class ScenarioCommand implements Callable<Integer> {
     }
 
     private BenchTransport transport(String value, String flag) {
-        return switch (value.toLowerCase(java.util.Locale.ROOT)) {
-            case "udp" -> BenchTransport.UDP;
-            case "tcp" -> BenchTransport.TCP;
-            default -> throw new ParameterException(spec.commandLine(),
-                    "Invalid value for option '" + flag + "': '" + value + "' (udp or tcp)");
-        };
+        try {
+            return BenchTransport.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '" + flag + "': "
+                    + e.getMessage());
+        }
     }
 
     private void require(boolean ok, String message) {

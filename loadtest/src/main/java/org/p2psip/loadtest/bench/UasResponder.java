@@ -30,8 +30,8 @@ import io.netty.channel.SimpleChannelInboundHandler;
  * </ul>
  *
  * <p>Responses go where §18.2.2 sends them: over UDP to the top Via's
- * {@code received}/{@code rport} or sent-by address; over TCP back on the
- * connection. The To tag depends only on the Call-ID, so every answer in a
+ * {@code received}/{@code rport} or sent-by address; over TCP and TLS back
+ * on the connection. The To tag depends only on the Call-ID, so every answer in a
  * dialog carries the same one.
  */
 public final class UasResponder extends SimpleChannelInboundHandler<Inbound> {
@@ -43,7 +43,12 @@ public final class UasResponder extends SimpleChannelInboundHandler<Inbound> {
 
     /** @param tcp whether this responder serves a TCP connection (its Contact then says so) */
     public UasResponder(boolean tcp) {
-        this.uriTransport = tcp ? ";transport=tcp" : "";
+        this(tcp ? BenchTransport.TCP : BenchTransport.UDP);
+    }
+
+    /** @param transport what this responder is reached over, which its Contact says (RFC 3261 §19.1.1) */
+    public UasResponder(BenchTransport transport) {
+        this.uriTransport = transport.uriParameter();
     }
 
     @Override
