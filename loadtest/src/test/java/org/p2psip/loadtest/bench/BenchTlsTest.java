@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -32,7 +34,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.cli.P2psip;
+import org.p2psip.servlet.node.FrontNode;
+import org.p2psip.servlet.node.NodeSettings;
+import org.p2psip.servlet.node.TrustSettings;
 import org.p2psip.servlet.tls.SelfSignedTls;
+import org.p2psip.servlet.tls.TlsListener;
 import org.p2psip.servlet.tls.TlsMaterial;
 
 import picocli.CommandLine;
@@ -197,6 +203,30 @@ class BenchTlsTest {
                 assertTrue(answer.startsWith("SIP/2.0 200 OK\r\n"), answer);
                 assertTrue(answer.contains("Via: SIP/2.0/TLS " + sentBy), answer);
             }
+        }
+    }
+
+    /**
+     * Calls over TLS both ways through a real front node: the generator's
+     * lanes to the node's TLS listener, the node to the UAS's TLS contacts.
+     * The UAS presents the cluster's own certificate, which the node trusts.
+     */
+    @Test
+    void callsOverTlsBothWaysThroughARealNode() throws Exception {
+        TlsMaterial material = clusterPem.load();
+        FrontNode front = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
+                .withTrust(TrustSettings.open("127.0.0.1"))
+                .withTls(Optional.of(new TlsListener(new HostPort("127.0.0.1", 0), material))));
+        try {
+            LoadSpec spec = LoadSpec.of(Scenario.CALL, front.tlsAddress().orElseThrow()).withTransport(BenchTransport.TLS)
+                    .withUasTransport(BenchTransport.TLS).withDomain(front.sipAddress().toString())
+                    .withTls(new BenchTls(TlsTrust.jdkDefaultsAnd(List.of(clusterPem.certificate())), material))
+                    .withRate(200).withCount(100).withDuration(Duration.ofSeconds(20)).withThreads(2).withAors(10);
+            LoadReport r = LoadRun.run(spec);
+            assertEquals(Map.of(), r.failures(), r.summary());
+            assertEquals(100, r.succeeded(), r.summary());
+        } finally {
+            front.close();
         }
     }
 
