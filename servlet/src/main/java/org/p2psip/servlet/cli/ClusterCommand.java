@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -33,7 +34,13 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.lb.BalancerSettings;
 import org.p2psip.servlet.lb.BalancerStartException;
 import org.p2psip.servlet.lb.BalancingPolicy;
+import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.lb.SipBalancer;
+import org.p2psip.servlet.node.ProtectionSettings;
+import org.p2psip.servlet.tls.SelfSignedTls;
+import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.servlet.tls.TlsMaterialException;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -60,6 +67,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** What a node prints once it answers SIP (NodeCommand's start line). */
     static final String READY_TEXT = "listening on sip:";
+    /** A node's TLS port is its SIP port plus this: clear of the SIP, balancer and 5061-style TLS ports. */
+    static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
     private static final Duration NODE_STOP = Duration.ofSeconds(15);
 
@@ -123,6 +132,27 @@ final class ClusterCommand implements Callable<Integer> {
     @Mixin
     ProtectionOptions protection = new ProtectionOptions();
 
+    @Option(names = "--tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Also take SIP over TLS (TLS 1.2 and 1.3) at the balancer here; each node also listens for TLS, "
+                    + "on its SIP port + " + NODE_TLS_OFFSET + ", so it can reach phones registered with transport=tls. Without --tls-cert and "
+                    + "--tls-key a self-signed certificate for the host is made in --tls-dir; clients must trust "
+                    + "its cert.pem.")
+    HostPort tlsAddress;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM", description = "The certificate chain for --tls, PEM, leaf first.")
+    Path tlsCertificate;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "The private key for --tls, PEM, unencrypted.")
+    Path tlsKey;
+
+    @Option(names = "--tls-dir", paramLabel = "DIR",
+            description = "Where a self-signed certificate is written when --tls is given without one. "
+                    + "Default: a new directory under the system's temporary directory.")
+    Path tlsDir;
+
+    /** The PEM files every TLS listener of the cluster presents, once {@link #validate} made or found them. */
+    private SelfSignedTls.PemFiles tlsFiles;
+
     /** One node process and what it printed. */
     private record Child(int number, HostPort sip, Optional<HostPort> overlay, Optional<HostPort> admin,
                          Process process, List<String> output, CompletableFuture<Void> ready) {
@@ -161,7 +191,11 @@ final class ClusterCommand implements Callable<Integer> {
             }
             balancer = SipBalancer.start(lbSettings);
             out.println("p2psip cluster: lb pid " + ProcessHandle.current().pid() + " sip:" + balancer.address()
-                    + " (udp, tcp) policy=" + policy + " nodes=" + LbCommand.describe(nodeAddresses));
+                    + " (udp, tcp)" + balancer.tlsAddress().map(t -> " sips:" + t + " (tls)").orElse("")
+                    + " policy=" + policy + " nodes=" + LbCommand.describe(nodeAddresses));
+            if (tlsFiles != null) {
+                out.println("p2psip cluster: TLS certificate " + tlsFiles.certificate() + " (clients trust this)");
+            }
             out.println("p2psip cluster ready: " + nodeCount + " node" + (nodeCount == 1 ? "" : "s")
                     + " behind sip:" + balancer.address() + " domains=" + servedDomains() + " auth=" + auth);
             if (adminBase != 0 && ClusterSecrets.resolve(null).isEmpty()) {
@@ -232,11 +266,59 @@ final class ClusterCommand implements Callable<Integer> {
             nodes.add(nodeSip(i));
         }
         try {
-            return new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
-                    BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES, BalancerSettings.DEFAULT_RETRY_AFTER);
+            ProtectionSettings p = protection.settings(Set.of());
+            BalancerSettings settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis),
+                    probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
+                    .withSources(p.sources(), p.trustedSources())
+                    .withConnections(new ConnectionLimits(p.idleTimeout(), p.messageDeadline(), p.maxConnections(),
+                            p.maxConnectionsPerSource()));
+            Optional<TlsMaterial> material = tlsMaterial();
+            return material.isPresent() ? settings.withTls(new TlsListener(tlsAddress, material.get())) : settings;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** The cluster's TLS certificate: the one given, or a self-signed one made for the host. */
+    private Optional<TlsMaterial> tlsMaterial() {
+        if (tlsAddress == null) {
+            if (tlsCertificate != null || tlsKey != null || tlsDir != null) {
+                throw new ParameterException(spec.commandLine(), "--tls-cert, --tls-key and --tls-dir need --tls HOST:PORT");
+            }
+            return Optional.empty();
+        }
+        if (tlsAddress.port() == 0 || nodeSip(nodeCount).port() + NODE_TLS_OFFSET > 65535) {
+            throw new ParameterException(spec.commandLine(), "--tls needs a port, and the nodes' TLS ports (their SIP "
+                    + "ports + " + NODE_TLS_OFFSET + ") must stay below 65536");
+        }
+        if (tlsAddress.port() >= sip.port() && tlsAddress.port() <= sip.port() + nodeCount) {
+            throw new ParameterException(spec.commandLine(), "--tls port " + tlsAddress.port() + " is taken by the "
+                    + "cluster's SIP ports " + sip.port() + ".." + (sip.port() + nodeCount) + " (balancer, then one "
+                    + "per node); pick one outside them, e.g. " + (sip.port() - 1));
+        }
+        if ((tlsCertificate == null) != (tlsKey == null)) {
+            throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together");
+        }
+        try {
+            if (tlsCertificate != null) {
+                tlsFiles = new SelfSignedTls.PemFiles(tlsCertificate, tlsKey);
+            } else {
+                Path dir = tlsDir != null ? tlsDir : Files.createTempDirectory("p2psip-cluster-tls-");
+                List<String> names = new ArrayList<>(List.of(tlsAddress.host(), sip.host()));
+                if (!names.contains("localhost")) {
+                    names.add("localhost");
+                }
+                tlsFiles = SelfSignedTls.generate(names.stream().distinct().toList(), dir);
+            }
+            return Optional.of(tlsFiles.load());
+        } catch (TlsMaterialException | IOException e) {
+            throw new ParameterException(spec.commandLine(), "TLS: " + e.getMessage());
+        }
+    }
+
+    private Optional<HostPort> nodeTls(int number) {
+        return tlsAddress == null ? Optional.empty()
+                : Optional.of(new HostPort(tlsAddress.host(), nodeSip(number).port() + NODE_TLS_OFFSET));
     }
 
     private static String randomSecret() {
@@ -267,6 +349,12 @@ final class ClusterCommand implements Callable<Integer> {
         for (int i = 1; i <= nodeCount; i++) {
             flags.addAll(List.of("--alias", nodeSip(i).toString()));
         }
+        if (tlsAddress != null) {
+            flags.addAll(List.of("--alias", tlsAddress.toString()));
+            for (int i = 1; i <= nodeCount; i++) {
+                flags.addAll(List.of("--alias", nodeTls(i).orElseThrow().toString()));
+            }
+        }
         flags.addAll(List.of("--auth", auth.flag(), "--digest-algorithms", digestAlgorithms));
         return flags;
     }
@@ -289,6 +377,8 @@ final class ClusterCommand implements Callable<Integer> {
         admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
+        nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),
+                "--tls-cert", tlsFiles.certificate().toString(), "--tls-key", tlsFiles.key().toString())));
         Process p;
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

@@ -46,7 +46,7 @@ import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.registrar.RegistrationCap;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
-import org.p2psip.servlet.stack.ConnectionLimits;
+import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.stack.EdgeGuards;
 import org.p2psip.servlet.stack.InputCounters;
 import org.p2psip.servlet.stack.PemSecurityManagerProvider;

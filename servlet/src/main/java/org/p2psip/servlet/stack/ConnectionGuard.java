@@ -10,11 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.guard.SourceGuard;
+import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.core.guard.SourceVerdict;
 
 /**
  * Keeps the TCP connections peers open to a node within bounds: at most
- * {@link ConnectionLimits#max()} in all and {@link ConnectionLimits#perSource()}
+ * {@link ConnectionLimits#maxConnections()} in all and {@link ConnectionLimits#maxConnectionsPerSource()}
  * from one address, none from a banned source, none idle past
  * {@link ConnectionLimits#idleTimeout()} (any bytes, keep-alive CRLFs
  * included, are activity: RFC 5626 §4.4.1), and none sitting on a part of a
@@ -58,13 +59,13 @@ final class ConnectionGuard implements AutoCloseable {
             refused.increment();
             return false;
         }
-        if (total.incrementAndGet() > limits.max()) {
+        if (total.incrementAndGet() > limits.maxConnections()) {
             total.decrementAndGet();
             refused.increment();
             return false;
         }
         AtomicInteger count = perSource.computeIfAbsent(source, s -> new AtomicInteger());
-        if (count.incrementAndGet() > limits.perSource()) {
+        if (count.incrementAndGet() > limits.maxConnectionsPerSource()) {
             count.decrementAndGet();
             total.decrementAndGet();
             refused.increment();

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
+import org.p2psip.servlet.lb.ConnectionLimits;
 
 /**
  * The defences of one node's SIP transports: who is banned, when the node
@@ -50,7 +51,8 @@ public final class EdgeGuards {
     static EdgeGuards open() {
         return new EdgeGuards(SourceGuard.off(), BadInputLog.standard(),
                 new OverloadGate(Duration.ofSeconds(5), Integer.MAX_VALUE), Duration.ofSeconds(1), 65_535,
-                ConnectionLimits.UNLIMITED);
+                new ConnectionLimits(Duration.ofDays(1), Duration.ofDays(1), Integer.MAX_VALUE,
+                        Integer.MAX_VALUE));
     }
 
     public static void register(String stackName, EdgeGuards guards) {
