@@ -34,6 +34,7 @@ final class BenchCommand implements Runnable {
         cl.addSubcommand(new CommandLine(new ResponderCommand()));
         cl.addSubcommand(org.p2psip.loadtest.scale.ScaleCommand.commandLine());
         cl.addSubcommand(org.p2psip.loadtest.flood.FloodCommand.commandLine());
+        cl.addSubcommand(org.p2psip.loadtest.connections.ConnectionsCommand.commandLine());
         return cl;
     }
 
