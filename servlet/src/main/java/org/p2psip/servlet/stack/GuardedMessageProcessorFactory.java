@@ -3,6 +3,10 @@ package org.p2psip.servlet.stack;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 import javax.sip.SipStack;
@@ -26,6 +30,9 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
  * node's {@link EdgeGuards} by stack name.
  */
 public final class GuardedMessageProcessorFactory extends NioMessageProcessorFactory {
+
+    /** Pending connections the kernel queues for accept; Linux caps it at net.core.somaxconn. */
+    static final int LISTEN_BACKLOG = 1024;
 
     /** The stack property the RI reads its connect timeout from, and its default there. */
     public static final String CONNECTION_TIMEOUT = "gov.nist.javax.sip.CONNECTION_TIMEOUT";
@@ -114,6 +121,20 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
             return channel;
         }
 
+        /** The RI's start, with a listen backlog fit for bursts of connecting phones (the RI leaves Java's 50). */
+        @Override
+        public void start() throws IOException {
+            selector = Selector.open();
+            channel = ServerSocketChannel.open();
+            channel.configureBlocking(false);
+            channel.socket().bind(new InetSocketAddress(getIpAddress(), getPort()), LISTEN_BACKLOG);
+            channel.register(selector, SelectionKey.OP_ACCEPT);
+            selectorThread = new Thread(createProcessorTask());
+            selectorThread.setName("NioSelector-" + getTransport() + '-' + getIpAddress().getHostAddress() + '/'
+                    + getPort());
+            selectorThread.start();
+        }
+
         @Override
         public void stop() {
             connections.close();
@@ -145,6 +166,20 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
             GuardedTlsChannel channel = new GuardedTlsChannel(processor, client, connections, guards);
             nioHandler.putMessageChannel(client, channel);
             return channel;
+        }
+
+        /** The RI's start, with a listen backlog fit for bursts of connecting phones (the RI leaves Java's 50). */
+        @Override
+        public void start() throws IOException {
+            selector = Selector.open();
+            channel = ServerSocketChannel.open();
+            channel.configureBlocking(false);
+            channel.socket().bind(new InetSocketAddress(getIpAddress(), getPort()), LISTEN_BACKLOG);
+            channel.register(selector, SelectionKey.OP_ACCEPT);
+            selectorThread = new Thread(createProcessorTask());
+            selectorThread.setName("NioSelector-" + getTransport() + '-' + getIpAddress().getHostAddress() + '/'
+                    + getPort());
+            selectorThread.start();
         }
 
         @Override

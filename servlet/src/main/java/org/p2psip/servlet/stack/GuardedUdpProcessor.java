@@ -62,12 +62,32 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         this.guards = EdgeGuards.of(stackName);
     }
 
+    /**
+     * Starts the receiving thread, which raises itself to the highest Java
+     * priority once it has started the workers (threads inherit their
+     * creator's priority, and the workers must not have it). Under
+     * overload it is the one thread that must keep pace with the wire: if it
+     * falls behind, the kernel drops datagrams before anyone can answer them
+     * 503, clients retransmit, and the load doubles. Java priorities reach
+     * the operating system only with {@code -XX:ThreadPriorityPolicy=1},
+     * which the launcher sets when it may (root); elsewhere this is a no-op.
+     */
+    @Override
+    public void start() {
+        isRunning = true;
+        Thread thread = new Thread(this, "MessageProcessorThread-UDP-" + getIpAddress().getHostAddress() + '/'
+                + getPort());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
     @Override
     public void run() {
         messageChannels = new LinkedList<>();
         for (int i = 0; i < workerThreads(); i++) {
             messageChannels.add(new Channel(sipStack, this, stackName + "-UDPMessageChannelThread-" + i));
         }
+        Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
         byte[] buffer = new byte[RECEIVE_BUFFER];
         DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
         int failures = 0;
