@@ -52,6 +52,11 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     private static final int RECEIVE_BUFFER = 65_536;
     private static final int MAX_REPORTED_FAILURES = 10;
     private static final int DEFAULT_WORKERS = 8;
+    private static final int MIN_REDUCTION = 20;
+    private static final long OC_VALIDITY_MILLIS = 1_000;
+
+    /** The origin of the RFC 7339 oc-seq this node sends, which must only grow. */
+    private final long startedNanos = System.nanoTime();
 
     private final EdgeGuards guards;
     private final String stackName;
@@ -190,6 +195,14 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         }
         String tag = "p2psip-" + Integer.toHexString((request.callId() + "/" + request.cseqNumber()).hashCode());
         byte[] response = StatelessResponses.build(request, status, reason, tag, "p2psip", extraHeaders);
+        if (status == 503) {
+            // Ask the balancer, if it offered overload control, to divert at
+            // least a fifth of this node's new requests for the next second.
+            long now = System.nanoTime();
+            response = OverloadFeedback.answerOffer(response,
+                    Math.max(MIN_REDUCTION, guards.overload().reductionPercent(now)), OC_VALIDITY_MILLIS,
+                    (now - startedNanos) / 1_000_000);
+        }
         try {
             sock.send(new DatagramPacket(response, response.length, sender));
         } catch (IOException e) {
