@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -219,8 +218,9 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private BalancerSettings validate() {
+        ProtectionSettings p;
         try {
-            protection.settings(Set.of());
+            p = protection.settings(spec.commandLine());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -266,7 +266,6 @@ final class ClusterCommand implements Callable<Integer> {
             nodes.add(nodeSip(i));
         }
         try {
-            ProtectionSettings p = protection.settings(Set.of());
             BalancerSettings settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis),
                     probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(p.sources(), p.trustedSources())

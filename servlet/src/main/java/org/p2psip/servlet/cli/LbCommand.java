@@ -1,32 +1,22 @@
 package org.p2psip.servlet.cli;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.lb.BalancerSettings;
 import org.p2psip.servlet.lb.BalancerStartException;
 import org.p2psip.servlet.lb.BalancingPolicy;
-import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.lb.SipBalancer;
 import org.p2psip.servlet.tls.TlsListener;
-import org.p2psip.servlet.tls.TlsMaterial;
-import org.p2psip.servlet.tls.TlsMaterialException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -140,119 +130,6 @@ final class LbCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }
-        }
-    }
-
-    /**
-     * Per-source rate limiting and bans ({@link SourceLimits}), the same
-     * flags for {@code lb}, {@code node} and {@code cluster}.
-     */
-    static final class SourceOptions {
-
-        @Option(names = "--source-rate", paramLabel = "N",
-                description = "Messages per second one source address may send on average (UDP datagrams, TCP/TLS "
-                        + "messages and connection attempts all count); a source that goes over is banned. "
-                        + "0 turns the limit off. Default: ${DEFAULT-VALUE}.")
-        int rate = SourceLimits.DEFAULT.ratePerSecond();
-
-        @Option(names = "--source-burst", paramLabel = "N",
-                description = "Messages one source may send at once before --source-rate applies (a NAT's phones "
-                        + "re-registering together). Default: ${DEFAULT-VALUE}.")
-        int burst = SourceLimits.DEFAULT.burst();
-
-        @Option(names = "--source-ban", paramLabel = "SECONDS",
-                description = "How long a source over its rate is ignored: its messages are dropped unanswered and "
-                        + "its connections closed. Default: ${DEFAULT-VALUE}.")
-        long banSeconds = SourceLimits.DEFAULT.ban().toSeconds();
-
-        @Option(names = "--trusted-source", paramLabel = "ADDRESS", split = ",",
-                description = "An address never limited (repeatable or comma-separated): another balancer, a "
-                        + "monitoring host, a load generator. The nodes are always trusted.")
-        List<String> trusted = new ArrayList<>();
-
-        SourceLimits limits(CommandLine cl) {
-            if (rate < 0) {
-                throw new ParameterException(cl, "--source-rate must be 0 (off) or more, not " + rate);
-            }
-            if (burst < 1) {
-                throw new ParameterException(cl, "--source-burst must be at least 1, not " + burst);
-            }
-            if (banSeconds < 0) {
-                throw new ParameterException(cl, "--source-ban must not be negative, not " + banSeconds);
-            }
-            return rate == 0 ? SourceLimits.OFF
-                    : new SourceLimits(rate, burst, Duration.ofSeconds(banSeconds),
-                            SourceLimits.DEFAULT.maxSources());
-        }
-
-        Set<InetAddress> trusted(CommandLine cl) {
-            Set<InetAddress> addresses = new LinkedHashSet<>();
-            for (String t : trusted) {
-                String a = t.strip();
-                if (a.startsWith("[") && a.endsWith("]")) {
-                    a = a.substring(1, a.length() - 1);
-                }
-                // Literals only, as for node: a name would mean a DNS lookup at start and trust in its answer.
-                if (a.isEmpty() || !a.matches("[0-9A-Fa-f:.]+")) {
-                    throw new ParameterException(cl, "--trusted-source needs an IP address, not '" + t + "'");
-                }
-                try {
-                    addresses.add(InetAddress.getByName(a));
-                } catch (UnknownHostException e) {
-                    throw new ParameterException(cl, "--trusted-source needs an IP address, not '" + t + "'");
-                }
-            }
-            return addresses;
-        }
-    }
-
-    /** TCP and TLS connection limits ({@link ConnectionLimits}) and the message size limit. */
-    static final class ConnectionOptions {
-
-        @Option(names = "--idle-timeout", paramLabel = "SECONDS",
-                description = "A client connection that sends nothing for this long is closed; a CRLF keep-alive "
-                        + "(RFC 5626) counts. Default: ${DEFAULT-VALUE}.")
-        long idleSeconds = ConnectionLimits.DEFAULT_IDLE_TIMEOUT.toSeconds();
-
-        @Option(names = "--message-deadline", paramLabel = "SECONDS",
-                description = "A message (and a TLS handshake) must arrive whole within this long of its first "
-                        + "byte, or the connection is closed: slow senders cannot hold connections. "
-                        + "Default: ${DEFAULT-VALUE}.")
-        long deadlineSeconds = ConnectionLimits.DEFAULT_MESSAGE_DEADLINE.toSeconds();
-
-        @Option(names = "--max-connections", paramLabel = "N",
-                description = "Client connections (TCP and TLS together) open at once; more are closed on accept. "
-                        + "Keep it below the process's open-file limit. Default: ${DEFAULT-VALUE}.")
-        int max = ConnectionLimits.DEFAULT_MAX_CONNECTIONS;
-
-        @Option(names = "--max-connections-per-source", paramLabel = "N",
-                description = "Client connections from one IP address at once; more are closed on accept. "
-                        + "Default: ${DEFAULT-VALUE}.")
-        int perSource = ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_SOURCE;
-
-        @Option(names = "--max-message-size", paramLabel = "BYTES",
-                description = "Largest SIP message accepted on any transport, " + BalancerSettings.MIN_MAX_MESSAGE_BYTES
-                        + " to 65535. A larger request is answered 513 Message Too Large when its headers arrived, "
-                        + "and a TCP or TLS connection is then closed. Default: ${DEFAULT-VALUE}.")
-        int maxMessageBytes = BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES;
-
-        int maxMessageBytes(CommandLine cl) {
-            if (maxMessageBytes < BalancerSettings.MIN_MAX_MESSAGE_BYTES
-                    || maxMessageBytes > BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES) {
-                throw new ParameterException(cl, "--max-message-size must be between "
-                        + BalancerSettings.MIN_MAX_MESSAGE_BYTES + " and " + BalancerSettings.DEFAULT_MAX_MESSAGE_BYTES
-                        + " bytes, not " + maxMessageBytes);
-            }
-            return maxMessageBytes;
-        }
-
-        ConnectionLimits limits() {
-            if (idleSeconds < 1 || deadlineSeconds < 1) {
-                throw new IllegalArgumentException((idleSeconds < 1 ? "--idle-timeout" : "--message-deadline")
-                        + " must be at least 1 second");
-            }
-            return new ConnectionLimits(Duration.ofSeconds(idleSeconds), Duration.ofSeconds(deadlineSeconds), max,
-                    perSource);
         }
     }
 }

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -44,7 +43,6 @@ import picocli.CommandLine.Spec;
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.node");
-
 
     @Spec
     CommandSpec spec;
@@ -195,7 +193,7 @@ final class NodeCommand implements Callable<Integer> {
 
     private ProtectionSettings protection() {
         try {
-            return protection.settings(Set.of());
+            return protection.settings(spec.commandLine());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

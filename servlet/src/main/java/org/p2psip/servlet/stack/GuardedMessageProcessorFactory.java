@@ -14,6 +14,7 @@ import javax.sip.SipStack;
 import gov.nist.javax.sip.SipStackImpl;
 import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
+import gov.nist.javax.sip.stack.NIOHandler;
 import gov.nist.javax.sip.stack.NioTcpMessageChannel;
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 import gov.nist.javax.sip.stack.NioTlsMessageProcessor;
@@ -89,102 +90,124 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
         return stack instanceof SipStack s ? s.getStackName() : null;
     }
 
+    /** A channel for a connection a peer opened, guarded by {@code connections}. */
+    @FunctionalInterface
+    private interface GuardedChannels {
+        NioTcpMessageChannel open(NioTcpMessageProcessor processor, SocketChannel client, ConnectionGuard connections,
+                                  EdgeGuards guards) throws IOException;
+    }
+
+    /**
+     * What the TCP and TLS processors share: the node's guards, a
+     * {@link ConnectionGuard} of their own, and the accept path that gives
+     * each accepted connection a guarded channel.
+     */
+    private static final class AcceptedConnections {
+        private final EdgeGuards guards;
+        private final ConnectionGuard connections;
+        private final GuardedChannels channels;
+
+        AcceptedConnections(SIPTransactionStack stack, String transport, GuardedChannels channels) {
+            this.guards = EdgeGuards.of(stackName(stack));
+            this.connections = new ConnectionGuard(guards.connections(), guards.sources(),
+                    stackName(stack) + "-" + transport);
+            this.channels = channels;
+            guards.attach(connections);
+        }
+
+        /** The channel of {@code client}: the one the RI knows, or a guarded one for a connection just accepted. */
+        NioTcpMessageChannel channel(NioTcpMessageProcessor processor, NIOHandler handler, SocketChannel client)
+                throws IOException {
+            NioTcpMessageChannel known = handler.getMessageChannel(client);
+            if (known != null) {
+                return known;
+            }
+            NioTcpMessageChannel channel = channels.open(processor, client, connections, guards);
+            handler.putMessageChannel(client, channel);
+            return channel;
+        }
+
+        /** A listening socket with a backlog fit for bursts of connecting phones (the RI leaves Java's 50). */
+        static ServerSocketChannel listen(InetAddress address, int port, Selector selector) throws IOException {
+            ServerSocketChannel server = ServerSocketChannel.open();
+            server.configureBlocking(false);
+            server.socket().bind(new InetSocketAddress(address, port), LISTEN_BACKLOG);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+            return server;
+        }
+
+        void close() {
+            connections.close();
+        }
+    }
+
     /**
      * The RI's NIO TCP processor with its connection table replaced before
      * it starts, and guarded channels for the connections it accepts.
      */
     private static final class GuardedTcpProcessor extends NioTcpMessageProcessor {
-        private final EdgeGuards guards;
-        private final ConnectionGuard connections;
+        private final AcceptedConnections accepted;
 
         GuardedTcpProcessor(InetAddress address, SIPTransactionStack stack, int port, int connectTimeoutMillis) {
             super(address, stack, port);
             // The table the superclass made is dropped unused: nothing has
             // been connected or accepted yet, the selector starts later.
             nioHandler = new ConnectionCache(stack, this, connectTimeoutMillis);
-            guards = EdgeGuards.of(stackName(stack));
-            connections = new ConnectionGuard(guards.connections(), guards.sources(),
-                    String.valueOf(stackName(stack)));
-            guards.attach(connections);
+            accepted = new AcceptedConnections(stack, "tcp", GuardedTcpChannel::new);
         }
 
         /** Called by the RI's selector thread for each connection it accepts. */
         @Override
         public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
                 throws IOException {
-            NioTcpMessageChannel known = nioHandler.getMessageChannel(client);
-            if (known != null) {
-                return known;
-            }
-            GuardedTcpChannel channel = new GuardedTcpChannel(processor, client, connections, guards);
-            nioHandler.putMessageChannel(client, channel);
-            return channel;
+            return accepted.channel(processor, nioHandler, client);
         }
 
-        /** The RI's start, with a listen backlog fit for bursts of connecting phones (the RI leaves Java's 50). */
+        /** The RI's start, listening with {@link #LISTEN_BACKLOG}. */
         @Override
         public void start() throws IOException {
             selector = Selector.open();
-            channel = ServerSocketChannel.open();
-            channel.configureBlocking(false);
-            channel.socket().bind(new InetSocketAddress(getIpAddress(), getPort()), LISTEN_BACKLOG);
-            channel.register(selector, SelectionKey.OP_ACCEPT);
-            selectorThread = new Thread(createProcessorTask());
-            selectorThread.setName("NioSelector-" + getTransport() + '-' + getIpAddress().getHostAddress() + '/'
-                    + getPort());
+            channel = AcceptedConnections.listen(getIpAddress(), getPort(), selector);
+            selectorThread = new Thread(createProcessorTask(), "NioSelector-TCP-" + getIpAddress().getHostAddress()
+                    + '/' + getPort());
             selectorThread.start();
         }
 
         @Override
         public void stop() {
-            connections.close();
+            accepted.close();
             super.stop();
         }
     }
 
     /** The RI's TLS processor (RFC 3261 §26) with the same table and guards as TCP. */
     private static final class GuardedTlsProcessor extends NioTlsMessageProcessor {
-        private final EdgeGuards guards;
-        private final ConnectionGuard connections;
+        private final AcceptedConnections accepted;
 
         GuardedTlsProcessor(InetAddress address, SIPTransactionStack stack, int port, int connectTimeoutMillis) {
             super(address, stack, port);
             nioHandler = new ConnectionCache(stack, this, connectTimeoutMillis);
-            guards = EdgeGuards.of(stackName(stack));
-            connections = new ConnectionGuard(guards.connections(), guards.sources(),
-                    String.valueOf(stackName(stack)) + "-tls");
-            guards.attach(connections);
+            accepted = new AcceptedConnections(stack, "tls", GuardedTlsChannel::new);
         }
 
         @Override
         public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
                 throws IOException {
-            NioTcpMessageChannel known = nioHandler.getMessageChannel(client);
-            if (known != null) {
-                return known;
-            }
-            GuardedTlsChannel channel = new GuardedTlsChannel(processor, client, connections, guards);
-            nioHandler.putMessageChannel(client, channel);
-            return channel;
+            return accepted.channel(processor, nioHandler, client);
         }
 
-        /** The RI's start, with a listen backlog fit for bursts of connecting phones (the RI leaves Java's 50). */
         @Override
         public void start() throws IOException {
             selector = Selector.open();
-            channel = ServerSocketChannel.open();
-            channel.configureBlocking(false);
-            channel.socket().bind(new InetSocketAddress(getIpAddress(), getPort()), LISTEN_BACKLOG);
-            channel.register(selector, SelectionKey.OP_ACCEPT);
-            selectorThread = new Thread(createProcessorTask());
-            selectorThread.setName("NioSelector-" + getTransport() + '-' + getIpAddress().getHostAddress() + '/'
-                    + getPort());
+            channel = AcceptedConnections.listen(getIpAddress(), getPort(), selector);
+            selectorThread = new Thread(createProcessorTask(), "NioSelector-TLS-" + getIpAddress().getHostAddress()
+                    + '/' + getPort());
             selectorThread.start();
         }
 
         @Override
         public void stop() {
-            connections.close();
+            accepted.close();
             super.stop();
         }
     }
