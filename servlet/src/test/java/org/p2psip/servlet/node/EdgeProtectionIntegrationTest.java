@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +21,7 @@ import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.testing.RequestText;
 import org.p2psip.servlet.testing.SipText;
+import org.p2psip.servlet.testing.SocketReads;
 import org.p2psip.servlet.testing.UdpPeer;
 
 /**
@@ -129,7 +128,7 @@ class EdgeProtectionIntegrationTest {
                             "Via: SIP/2.0/TCP 127.0.0.6:5060;branch=" + UdpPeer.branch()).text()
                     .replace("Content-Length: 0", "Content-Length: 1048576");
             write(s, text);
-            String reply = readUntilClosed(s, Duration.ofSeconds(5));
+            String reply = SocketReads.untilClosed(s, Duration.ofSeconds(5));
             assertTrue(reply.startsWith("SIP/2.0 513 "), reply);
         }
     }
@@ -140,7 +139,7 @@ class EdgeProtectionIntegrationTest {
             String text = options("127.0.0.7:5060").text().replace("Content-Length: 0", "Content-Length: 500");
             long start = System.nanoTime();
             write(s, text + "only part of the body");
-            readUntilClosed(s, Duration.ofSeconds(5));
+            SocketReads.untilClosed(s, Duration.ofSeconds(5));
             long waited = (System.nanoTime() - start) / 1_000_000;
             assertTrue(waited >= 900 && waited < 4_000, "closed after " + waited + " ms");
         }
@@ -150,7 +149,7 @@ class EdgeProtectionIntegrationTest {
     void anIdleConnectionIsClosedAfterTheIdleTimeout() throws Exception {
         try (Socket s = connect("127.0.0.8")) {
             long start = System.nanoTime();
-            readUntilClosed(s, Duration.ofSeconds(6));
+            SocketReads.untilClosed(s, Duration.ofSeconds(6));
             long waited = (System.nanoTime() - start) / 1_000_000;
             assertTrue(waited >= 1_400 && waited < 5_000, "closed after " + waited + " ms");
         }
@@ -164,10 +163,10 @@ class EdgeProtectionIntegrationTest {
                 held.add(connect("127.0.0.9"));
             }
             try (Socket extra = connect("127.0.0.9"); Socket other = connect("127.0.0.10")) {
-                assertTrue(closedWithin(extra, Duration.ofSeconds(3)), "the extra connection stayed open");
+                assertTrue(SocketReads.closedWithin(extra, Duration.ofSeconds(3)), "the extra connection stayed open");
                 write(other, options("127.0.0.10:5060").replace("Via:",
                         "Via: SIP/2.0/TCP 127.0.0.10:5060;branch=" + UdpPeer.branch()).text());
-                String reply = readSome(other, Duration.ofSeconds(3));
+                String reply = SocketReads.headerSection(other, Duration.ofSeconds(3));
                 assertTrue(reply.startsWith("SIP/2.0 200 "), reply);
                 for (Socket s : held) {
                     assertTrue(!s.isClosed());
@@ -191,67 +190,5 @@ class EdgeProtectionIntegrationTest {
         OutputStream out = s.getOutputStream();
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-    }
-
-    /** Everything the node sends until it closes; fails the test if it is still open at the deadline. */
-    private static String readUntilClosed(Socket s, Duration deadline) throws IOException {
-        StringBuilder got = new StringBuilder();
-        long end = System.nanoTime() + deadline.toNanos();
-        InputStream in = s.getInputStream();
-        byte[] buf = new byte[4096];
-        while (true) {
-            long left = (end - System.nanoTime()) / 1_000_000;
-            if (left <= 0) {
-                throw new AssertionError("the connection was still open after " + deadline + "; got: " + got);
-            }
-            s.setSoTimeout((int) left);
-            int n;
-            try {
-                n = in.read(buf);
-            } catch (SocketTimeoutException e) {
-                continue;
-            } catch (IOException e) {
-                return got.toString();
-            }
-            if (n < 0) {
-                return got.toString();
-            }
-            got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
-        }
-    }
-
-    private static boolean closedWithin(Socket s, Duration deadline) throws IOException {
-        try {
-            readUntilClosed(s, deadline);
-            return true;
-        } catch (AssertionError e) {
-            return false;
-        }
-    }
-
-    /** What arrives until a whole header section is in, or the deadline. */
-    private static String readSome(Socket s, Duration deadline) throws IOException {
-        StringBuilder got = new StringBuilder();
-        long end = System.nanoTime() + deadline.toNanos();
-        InputStream in = s.getInputStream();
-        byte[] buf = new byte[4096];
-        while (!got.toString().contains("\r\n\r\n")) {
-            long left = (end - System.nanoTime()) / 1_000_000;
-            if (left <= 0) {
-                break;
-            }
-            s.setSoTimeout((int) left);
-            int n;
-            try {
-                n = in.read(buf);
-            } catch (SocketTimeoutException e) {
-                break;
-            }
-            if (n < 0) {
-                break;
-            }
-            got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
-        }
-        return got.toString();
     }
 }

@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.testing.RequestText;
 import org.p2psip.servlet.testing.SipText;
+import org.p2psip.servlet.testing.SocketReads;
 import org.p2psip.servlet.testing.UdpPeer;
 import org.p2psip.servlet.tls.SelfSignedTls;
 import org.p2psip.servlet.tls.TlsListener;
@@ -77,7 +76,7 @@ class TlsIntegrationTest {
             RequestText r = RequestText.standard("REGISTER", "sip:example.com", sentBy, aor, aor,
                     "t-" + UUID.randomUUID(), 1).with("Contact: <sip:tls-alice@" + sentBy + ";transport=tls>");
             write(s, tlsRequest(r, sentBy));
-            SipText reply = SipText.parse(readMessage(s, Duration.ofSeconds(5)));
+            SipText reply = SipText.parse(headerSection(s, Duration.ofSeconds(5)));
             assertEquals(200, reply.status());
             assertTrue(reply.header("contact").orElse("").contains("transport=tls"));
         }
@@ -90,7 +89,7 @@ class TlsIntegrationTest {
             RequestText r = RequestText.standard("OPTIONS", "sip:" + tls, sentBy, "sip:big@example.com",
                     "sip:" + tls, "t-" + UUID.randomUUID(), 1).with("X-Padding: " + "x".repeat(30_000));
             write(s, tlsRequest(r, sentBy));
-            String reply = readMessage(s, Duration.ofSeconds(5));
+            String reply = headerSection(s, Duration.ofSeconds(5));
             assertTrue(reply.startsWith("SIP/2.0 513 "), reply);
         }
     }
@@ -111,7 +110,7 @@ class TlsIntegrationTest {
 
             CompletableFuture<String> delivered = CompletableFuture.supplyAsync(() -> {
                 try (SSLSocket in = (SSLSocket) phone.accept()) {
-                    return readMessage(in, Duration.ofSeconds(10));
+                    return headerSection(in, Duration.ofSeconds(10));
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
                 }
@@ -126,35 +125,17 @@ class TlsIntegrationTest {
         }
     }
 
+    private static String headerSection(SSLSocket s, Duration deadline) throws IOException {
+        String got = SocketReads.headerSection(s, deadline);
+        if (!got.contains("\r\n\r\n")) {
+            throw new AssertionError("no whole message within " + deadline + "; got: " + got);
+        }
+        return got;
+    }
+
     private static void write(SSLSocket s, String text) throws IOException {
         OutputStream out = s.getOutputStream();
         out.write(text.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-    }
-
-    /** One message's header section (and nothing after it), within the deadline. */
-    private static String readMessage(SSLSocket s, Duration deadline) throws IOException {
-        StringBuilder got = new StringBuilder();
-        long end = System.nanoTime() + deadline.toNanos();
-        InputStream in = s.getInputStream();
-        byte[] buf = new byte[4096];
-        while (!got.toString().contains("\r\n\r\n")) {
-            long left = (end - System.nanoTime()) / 1_000_000;
-            if (left <= 0) {
-                throw new AssertionError("no whole message within " + deadline + "; got: " + got);
-            }
-            s.setSoTimeout((int) left);
-            int n;
-            try {
-                n = in.read(buf);
-            } catch (SocketTimeoutException e) {
-                continue;
-            }
-            if (n < 0) {
-                break;
-            }
-            got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
-        }
-        return got.toString();
     }
 }
