@@ -9,8 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A real softphone, Debian's baresip 1.x, run headless: its own config
@@ -23,11 +26,13 @@ final class Baresip implements AutoCloseable {
     private final Process process;
     private final Path output;
     private final int controlPort;
+    private final int sipPort;
 
-    private Baresip(Process process, Path output, int controlPort) {
+    private Baresip(Process process, Path output, int controlPort, int sipPort) {
         this.process = process;
         this.output = output;
         this.controlPort = controlPort;
+        this.sipPort = sipPort;
     }
 
     /** The baresip binary, or an error saying how to get it. */
@@ -49,12 +54,44 @@ final class Baresip implements AutoCloseable {
      */
     static Baresip start(Path work, String name, String aor, String password, String proxy, boolean autoAnswer)
             throws IOException {
+        return launch(work, name, List.of(), "<" + aor + ">;auth_pass=" + password + ";outbound=\"sip:" + proxy
+                + "\";regint=600" + (autoAnswer ? ";answermode=auto" : ""), false);
+    }
+
+    /**
+     * Starts a phone that speaks SIP over TLS (RFC 3261 §26): its account
+     * says {@code transport=tls}, so it registers, calls and asks to be
+     * reached over TLS. Its own TLS listener (the SIP port + 1) presents
+     * {@code certificate}, one PEM file holding the chain and its key, which
+     * is what baresip 1.x's {@code sip_certificate} takes; {@code caFile} is
+     * its {@code sip_cafile}. The phone traces every SIP message it sends or
+     * receives, with the transport and addresses ({@code -s}), for
+     * {@link #traced}.
+     *
+     * <p>baresip 1.0 loads {@code sip_cafile} but does not check the server's
+     * certificate against it (a CA file naming someone else still registers),
+     * and has no {@code sip_verify_server} yet: trust in the server's chain is
+     * for a stricter client such as {@code openssl s_client} to check.
+     *
+     * @param outboundProxy host:port of a TLS outbound proxy, or null to send
+     *                      to the AOR's host and port
+     */
+    static Baresip startTls(Path work, String name, String aor, String password, String outboundProxy,
+                            boolean autoAnswer, Path certificate, Path caFile) throws IOException {
+        String account = "<" + aor + ";transport=tls>;auth_pass=" + password
+                + (outboundProxy == null ? "" : ";outbound=\"sip:" + outboundProxy + ";transport=tls\"")
+                + ";regint=600" + (autoAnswer ? ";answermode=auto" : "");
+        return launch(work, name, List.of("sip_certificate " + certificate, "sip_cafile " + caFile), account, true);
+    }
+
+    private static Baresip launch(Path work, String name, List<String> extraConfig, String account, boolean trace)
+            throws IOException {
         Path dir = work.resolve("baresip-" + name);
         Files.createDirectories(dir);
         // baresip listens for TLS on the SIP port + 1.
         int sip = FreePort.consecutive(2);
         int control = FreePort.udpAndTcp();
-        Files.write(dir.resolve("config"), List.of(
+        List<String> config = new ArrayList<>(List.of(
                 "poll_method epoll",
                 "sip_listen 127.0.0.1:" + sip,
                 "net_interface 127.0.0.1",
@@ -68,13 +105,53 @@ final class Baresip implements AutoCloseable {
                 "module_tmp account.so",
                 "module_app menu.so",
                 "module ctrl_tcp.so",
-                "ctrl_tcp_listen 127.0.0.1:" + control), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("accounts"), "<" + aor + ">;auth_pass=" + password + ";outbound=\"sip:" + proxy
-                + "\";regint=600" + (autoAnswer ? ";answermode=auto" : "") + "\n", StandardCharsets.UTF_8);
+                "ctrl_tcp_listen 127.0.0.1:" + control));
+        config.addAll(extraConfig);
+        Files.write(dir.resolve("config"), config, StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("accounts"), account + "\n", StandardCharsets.UTF_8);
         Path out = dir.resolve("output.txt");
-        Process p = new ProcessBuilder(binary(), "-f", dir.toString(), "-t", "120").directory(dir.toFile())
+        List<String> command = new ArrayList<>(List.of(binary(), "-f", dir.toString(), "-t", "120"));
+        if (trace) {
+            command.add("-s");
+        }
+        Process p = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        return new Baresip(p, out, control);
+        return new Baresip(p, out, control, sip);
+    }
+
+    /** The port of the phone's TLS listener (its SIP port + 1). */
+    int tlsPort() {
+        return sipPort + 1;
+    }
+
+    /** One SIP message in the phone's trace ({@code -s}): how it travelled, and its text up to the blank line. */
+    record Traced(String transport, String from, String to, String message) {
+
+        String startLine() {
+            int end = message.indexOf('\n');
+            return (end < 0 ? message : message.substring(0, end)).strip();
+        }
+
+        /** The first value of header {@code name} (full name only), or "" when absent. */
+        String header(String name) {
+            Matcher m = Pattern.compile("(?im)^" + Pattern.quote(name) + "\\s*:\\s*([^\\r\\n]*)").matcher(message);
+            return m.find() ? m.group(1).strip() : "";
+        }
+    }
+
+    private static final Pattern TRACE_HOP = Pattern.compile(
+            "(?m)^(UDP|TCP|TLS) (\\S+) -> (\\S+)\\r?\\n((?:[^\\r\\n]+\\r?\\n)*)");
+
+    /** The traced messages whose start line begins with {@code start} ("INVITE ", "SIP/2.0 200", ...), in order. */
+    List<Traced> traced(String start) throws IOException {
+        List<Traced> found = new ArrayList<>();
+        Matcher m = TRACE_HOP.matcher(output());
+        while (m.find()) {
+            if (m.group(4).startsWith(start)) {
+                found.add(new Traced(m.group(1), m.group(2), m.group(3), m.group(4)));
+            }
+        }
+        return found;
     }
 
     String output() throws IOException {
