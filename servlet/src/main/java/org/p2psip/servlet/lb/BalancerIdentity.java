@@ -2,6 +2,7 @@ package org.p2psip.servlet.lb;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
 
@@ -18,17 +19,24 @@ import org.p2psip.core.net.HostPort;
  *
  * @param advertised the address written in Via and expected in Route
  * @param instance   8 hex digits derived from {@code advertised}
+ * @param secure     the TLS listener's address, which a client's Route may name too
  */
-public record BalancerIdentity(HostPort advertised, String instance) {
+public record BalancerIdentity(HostPort advertised, String instance, Optional<HostPort> secure) {
 
     public BalancerIdentity {
         Objects.requireNonNull(advertised, "advertised");
         Objects.requireNonNull(instance, "instance");
+        Objects.requireNonNull(secure, "secure");
     }
 
     public static BalancerIdentity of(HostPort advertised) {
         long h = Fnv.hash(advertised.toString());
-        return new BalancerIdentity(advertised, String.format("%08x", (int) (h ^ (h >>> 32))));
+        return new BalancerIdentity(advertised, String.format("%08x", (int) (h ^ (h >>> 32))), Optional.empty());
+    }
+
+    /** The same identity, also answering to the TLS listener at {@code address}. */
+    public BalancerIdentity withSecure(HostPort address) {
+        return new BalancerIdentity(advertised, instance, Optional.of(address));
     }
 
     /** Every branch this balancer writes starts with this. */
@@ -58,8 +66,19 @@ public record BalancerIdentity(HostPort advertised, String instance) {
         return line.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Whether host and port (-1: the default 5060) name this balancer. */
+    /** Whether host and port (-1: the default 5060) name this balancer's UDP and TCP address, as its Via does. */
     public boolean isSelf(String host, int port) {
         return advertised.host().equalsIgnoreCase(host) && advertised.port() == (port < 0 ? 5060 : port);
+    }
+
+    /**
+     * Whether a Route entry at host and port names this balancer: its UDP and
+     * TCP address, or its TLS listener (-1 there: the sips default 5061,
+     * RFC 3261 §19.1.2), which a phone using the balancer as its outbound
+     * proxy over TLS puts first in its Route set.
+     */
+    public boolean isRoute(String host, int port) {
+        return isSelf(host, port) || secure.filter(t -> t.host().equalsIgnoreCase(host)
+                && t.port() == (port < 0 ? 5061 : port)).isPresent();
     }
 }

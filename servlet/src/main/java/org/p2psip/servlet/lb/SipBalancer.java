@@ -177,7 +177,8 @@ public final class SipBalancer implements AutoCloseable {
             }
             Channel tcp = tcpBind.channel();
             int actualPort = ((InetSocketAddress) tcp.localAddress()).getPort();
-            BalancerIdentity self = BalancerIdentity.of(advertised(bindAddress, actualPort));
+            BalancerIdentity plain = BalancerIdentity.of(advertised(bindAddress, actualPort));
+            BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.load(), counters),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime);

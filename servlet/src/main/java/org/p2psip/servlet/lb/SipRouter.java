@@ -259,9 +259,9 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         try {
             if (hostPort.lastIndexOf(':') > hostPort.lastIndexOf(']')) {
                 HostPort hp = HostPort.parse(hostPort);
-                return self.isSelf(hp.host(), hp.port());
+                return self.isRoute(hp.host(), hp.port());
             }
-            return self.isSelf(new HostPort(hostPort, 5060).host(), -1);
+            return self.isRoute(new HostPort(hostPort, 5060).host(), -1);
         } catch (IllegalArgumentException e) {
             return false;
         }

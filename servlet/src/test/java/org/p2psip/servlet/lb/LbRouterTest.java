@@ -236,6 +236,20 @@ class LbRouterTest {
     }
 
     @Test
+    void aRouteNamingItsTlsListenerIsRemovedToo() {
+        BalancerIdentity secure = BalancerIdentity.of(SELF).withSecure(HostPort.parse("127.0.0.1:5059"));
+        EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
+                new SipRouter(secure, new NodeSelector(BalancingPolicy.CALL_ID, nodes), egress, counters, 7));
+        String routed = LbText.invite("rt", "z9hG4bKr").replace("Max-Forwards: 70\n",
+                "Max-Forwards: 70\nRoute: <sip:127.0.0.1:5059;transport=tls;lr>\n");
+
+        ch.writeInbound(LbText.udp(routed));
+
+        String out = egress.only().text();
+        assertFalse(out.contains("Route:"), out);
+    }
+
+    @Test
     void clientViaGetsReceivedAndRport() {
         EmbeddedChannel ch = channel(BalancingPolicy.CALL_ID);
         String natted = LbText.invite("nat", "z9hG4bKn").replace("127.0.0.1:5070;branch=z9hG4bKn",
