@@ -226,6 +226,19 @@ class RegistrarIntegrationTest {
     }
 
     @Test
+    void aRegisterOf60000BytesOverUdpIsHandledWhole() throws Exception {
+        String aor = aor("big-datagram");
+        RequestText r = RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), aor, aor,
+                "big-" + UUID.randomUUID(), 1).with("X-Padding: " + "p".repeat(59_600))
+                .with("Contact: <sip:big@192.0.2.61:5060>");
+        assertTrue(r.text().length() >= 59_500 && r.text().length() <= 60_000, "length " + r.text().length());
+
+        assertEquals(200, send(r).status());
+        // the Contact sits after 59,600 bytes of padding: stored only if nothing was cut
+        assertEquals("sip:big@192.0.2.61:5060", stored("big-datagram").get(0).contact());
+    }
+
+    @Test
     void optionsToTheNodeIsAnswered200WithAllowAcceptAndSupported() throws Exception {
         HostPort self = node.sipAddress();
         RequestText options = RequestText.standard("OPTIONS", "sip:" + self, ua.hostPort(),
