@@ -42,7 +42,8 @@ final class SipStreamAssembler {
     }
 
     private final int maxMessageBytes;
-    private byte[] buf = new byte[4096];
+    /** Empty until bytes wait for the rest of their message: an idle connection holds no buffer. */
+    private byte[] buf = new byte[0];
     private int length;
     /** Where the search for the end of the pending header section resumes: earlier bytes hold none. */
     private int scanned;
@@ -114,8 +115,12 @@ final class SipStreamAssembler {
         if (ended) {
             length = 0;
             buf = new byte[0];
+        } else if (start == length) {
+            length = 0;
+            scanned = 0;
+            buf = new byte[0];
         } else if (start > 0) {
-            System.arraycopy(buf, start, buf, 0, length - start);
+            buf = Arrays.copyOfRange(buf, start, length);
             length -= start;
             scanned = Math.max(0, scanned - start);
         }
@@ -123,8 +128,15 @@ final class SipStreamAssembler {
     }
 
     private void append(byte[] bytes) {
+        if (length == 0) {
+            // The usual case, a read holding whole messages: framed in place, never copied. The array is
+            // only read from here on; a remainder left over is copied out of it.
+            buf = bytes;
+            length = bytes.length;
+            return;
+        }
         if (length + bytes.length > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, length + bytes.length));
+            buf = Arrays.copyOf(buf, Math.max(Math.max(buf.length * 2, 1_024), length + bytes.length));
         }
         System.arraycopy(bytes, 0, buf, length, bytes.length);
         length += bytes.length;
