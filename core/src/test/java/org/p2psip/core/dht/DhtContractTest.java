@@ -98,6 +98,37 @@ public abstract class DhtContractTest {
     }
 
     @Test
+    void storedValuesAreCountedByTheNodesThatHoldThem() throws InterruptedException {
+        Instant expiry = cluster.clock().instant().plusSeconds(600);
+        for (int i = 0; i < 5; i++) {
+            assertTrue(await(first().putIfVersion(uniqueKey(), Dht.ABSENT, new byte[] {1}, expiry)));
+        }
+        // A backend may refresh its count at most once a second; wait for it with a deadline.
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long total = storedOnAllNodes();
+        while (total < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            total = storedOnAllNodes();
+        }
+        assertTrue(total >= 5, "the nodes count " + total + " values after 5 were written");
+    }
+
+    /** What the nodes that hold values count; a node that holds none (a client) may answer -1. */
+    private long storedOnAllNodes() {
+        long total = 0;
+        int counting = 0;
+        for (Dht node : cluster.nodes()) {
+            long n = node.storedEntries();
+            if (n >= 0) {
+                total += n;
+                counting++;
+            }
+        }
+        assertTrue(counting > 0, "no node of " + first().backendName() + " can tell what it holds");
+        return total;
+    }
+
+    @Test
     void valueWrittenThroughOneNodeIsReadThroughEvery() {
         String key = uniqueKey();
         byte[] value = "contact-set".getBytes(StandardCharsets.UTF_8);

@@ -1002,6 +1002,16 @@ public final class ChordDht implements Dht {
         }
     }
 
+    /**
+     * The keys this node holds, owned and replicated. Read outside the
+     * store's owner thread: a racy read of a count, which at worst is a
+     * moment old, and all the registration cap needs.
+     */
+    @Override
+    public long storedEntries() {
+        return store.size();
+    }
+
     @Override
     public CompletableFuture<Placement> placement(String key) {
         return withRetries("placement " + key, found -> {

@@ -71,6 +71,7 @@ public final class HazelcastDht implements Dht {
 
     /** The member attribute that carries the SIP address of the front node beside the member. */
     static final String SIP_ATTRIBUTE = "p2psip.sip";
+    private static final long STORED_COUNT_MAX_AGE_NANOS = 1_000_000_000L;
     /** How long, in all, placement waits for a freshly started member's partition table. */
     private static final int OWNER_WAIT_ATTEMPTS = 20;
     private static final long OWNER_WAIT_MILLIS = 50;
@@ -87,6 +88,9 @@ public final class HazelcastDht implements Dht {
     private final int backupCount;
     private final ExecutorService callbacks;
     private volatile boolean closed;
+    /** The member's owned and backup entry count, and when it was read: map statistics are too dear per request. */
+    private volatile long storedCount = -1;
+    private volatile long storedCountAt = System.nanoTime() - 2 * STORED_COUNT_MAX_AGE_NANOS;
 
     HazelcastDht(HazelcastInstance hazelcast, Clock clock, Peer self, int backupCount) {
         this.hazelcast = Objects.requireNonNull(hazelcast, "hazelcast");
@@ -168,6 +172,29 @@ public final class HazelcastDht implements Dht {
         }
         return relay("remove", key, map.submitToKey(key, new RemoveIfVersion(expectedVersion, clock.millis())),
                 Boolean.TRUE::equals);
+    }
+
+    /**
+     * What this member holds, owned and backups, read from its local map
+     * statistics at most once a second; -1 on a client, which holds nothing.
+     */
+    @Override
+    public long storedEntries() {
+        if (closed) {
+            return -1;
+        }
+        long now = System.nanoTime();
+        if (now - storedCountAt > STORED_COUNT_MAX_AGE_NANOS) {
+            storedCountAt = now;
+            try {
+                var stats = map.getLocalMapStats();
+                storedCount = stats.getOwnedEntryCount() + stats.getBackupEntryCount();
+            } catch (UnsupportedOperationException e) {
+                // A client's proxy has no local statistics: it holds nothing.
+                storedCount = -1;
+            }
+        }
+        return storedCount;
     }
 
     @Override

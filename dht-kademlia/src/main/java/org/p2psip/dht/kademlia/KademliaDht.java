@@ -310,6 +310,16 @@ public final class KademliaDht implements Dht {
         return write(key, expectedVersion, true, new byte[0], 0);
     }
 
+    /**
+     * The values this node stores. Read outside the owner thread: a racy
+     * read of a count, at worst a moment old, and all the registration cap
+     * needs.
+     */
+    @Override
+    public long storedEntries() {
+        return store.size();
+    }
+
     @Override
     public CompletableFuture<Placement> placement(String key) {
         return onOwner(() -> lookup(space.idOf(key), Optional.empty(), keyWidth())).thenApply(r -> {
