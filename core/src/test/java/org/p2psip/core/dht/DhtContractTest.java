@@ -41,6 +41,7 @@ import org.p2psip.core.location.RegisterOutcome;
 import org.p2psip.core.location.RegisterRequest;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 
 /**
  * The promises every DHT backend keeps (DESIGN.md, "The DHT SPI"). A backend
@@ -104,12 +105,7 @@ public abstract class DhtContractTest {
             assertTrue(await(first().putIfVersion(uniqueKey(), Dht.ABSENT, new byte[] {1}, expiry)));
         }
         // A backend may refresh its count at most once a second; wait for it with a deadline.
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        long total = storedOnAllNodes();
-        while (total < 5 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            total = storedOnAllNodes();
-        }
+        long total = Eventually.atLeast(this::storedOnAllNodes, 5, Duration.ofSeconds(5));
         assertTrue(total >= 5, "the nodes count " + total + " values after 5 were written");
     }
 
