@@ -15,7 +15,6 @@ import org.p2psip.servlet.lb.MalformedSipException;
 import org.p2psip.servlet.lb.SipFrame;
 import org.p2psip.servlet.lb.SipMessage;
 import org.p2psip.servlet.lb.SipParser;
-import org.p2psip.servlet.lb.StatelessResponses;
 import org.p2psip.servlet.lb.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -190,11 +189,10 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         } catch (MalformedSipException | RuntimeException e) {
             return;
         }
-        if (!request.request() || request.isAck()) {
+        byte[] response = StatelessAnswers.to(request, status, reason, extraHeaders);
+        if (response == null) {
             return;
         }
-        String tag = "p2psip-" + Integer.toHexString((request.callId() + "/" + request.cseqNumber()).hashCode());
-        byte[] response = StatelessResponses.build(request, status, reason, tag, "p2psip", extraHeaders);
         if (status == 503) {
             // Ask the balancer, if it offered overload control, to divert at
             // least a fifth of this node's new requests for the next second.

@@ -3,16 +3,13 @@ package org.p2psip.servlet.stack;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.regex.Pattern;
 
 import org.p2psip.core.guard.SourceVerdict;
 import org.p2psip.servlet.lb.MalformedSipException;
 import org.p2psip.servlet.lb.SipFrame;
 import org.p2psip.servlet.lb.SipMessage;
 import org.p2psip.servlet.lb.SipParser;
-import org.p2psip.servlet.lb.StatelessResponses;
 import org.p2psip.servlet.lb.Transport;
 
 /**
@@ -36,8 +33,6 @@ final class StreamGuard {
 
         void close();
     }
-
-    private static final Pattern CONTENT_LENGTH = Pattern.compile("(?im)^(content-length|l)[ \\t]*:[^\\n]*\\n");
 
     private final ConnectionGuard guard;
     private final EdgeGuards guards;
@@ -128,24 +123,15 @@ final class StreamGuard {
 
     private byte[] answer(byte[] head, int status, String reason) {
         int end = SipStreamAssembler.headerEnd(head, 0, head.length);
-        byte[] headers = withoutContentLength(end > 0 ? Arrays.copyOf(head, end) : completeLines(head));
+        byte[] headers = end > 0 ? Arrays.copyOf(head, end) : completeLines(head);
         try {
-            // Parsed as a datagram would be: only the header section is at hand, not the body it announces.
-            SipMessage request = SipParser.parse(new SipFrame(headers, new InetSocketAddress(source, port),
-                    Transport.UDP, 0));
-            if (!request.request() || request.isAck()) {
-                return null;
-            }
-            String tag = "p2psip-" + Integer.toHexString((request.callId() + "/" + request.cseqNumber()).hashCode());
-            return StatelessResponses.build(request, status, reason, tag, "p2psip");
+            // Only the header section is at hand, not the body it announces.
+            SipMessage request = SipParser.parseHead(new SipFrame(headers, new InetSocketAddress(source, port),
+                    Transport.TCP, 0));
+            return StatelessAnswers.to(request, status, reason);
         } catch (MalformedSipException | RuntimeException e) {
             return null;
         }
-    }
-
-    private static byte[] withoutContentLength(byte[] headers) {
-        String text = new String(headers, StandardCharsets.ISO_8859_1);
-        return CONTENT_LENGTH.matcher(text).replaceAll("").getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** The whole lines of a cut header section, ended as if the section ended there. */
