@@ -33,7 +33,6 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.lb.BalancerSettings;
 import org.p2psip.servlet.lb.BalancerStartException;
 import org.p2psip.servlet.lb.BalancingPolicy;
-import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.lb.SipBalancer;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.tls.SelfSignedTls;
@@ -269,8 +268,7 @@ final class ClusterCommand implements Callable<Integer> {
             BalancerSettings settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis),
                     probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(p.sources(), p.trustedSources())
-                    .withConnections(new ConnectionLimits(p.idleTimeout(), p.messageDeadline(), p.maxConnections(),
-                            p.maxConnectionsPerSource()));
+                    .withConnections(p.connections());
             Optional<TlsMaterial> material = tlsMaterial();
             return material.isPresent() ? settings.withTls(new TlsListener(tlsAddress, material.get())) : settings;
         } catch (IllegalArgumentException e) {

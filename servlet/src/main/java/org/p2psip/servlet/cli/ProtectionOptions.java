@@ -2,10 +2,8 @@ package org.p2psip.servlet.cli;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 
-import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.node.ProtectionSettings;
 
 import picocli.CommandLine;
@@ -43,11 +41,9 @@ final class ProtectionOptions {
 
     /** The settings these flags describe; a bad value is a one-line error of {@code cl}. */
     ProtectionSettings settings(CommandLine cl) {
-        ConnectionLimits limits = connections.limits();
-        return new ProtectionSettings(sources.limits(cl), new HashSet<>(sources.trusted(cl)),
-                Duration.ofMillis(overloadDelayMillis), D.overloadQueue(), Duration.ofSeconds(retryAfterSeconds),
-                limits.idleTimeout(), limits.messageDeadline(), limits.maxConnections(),
-                limits.maxConnectionsPerSource(), connections.maxMessageBytes(cl), maxRegistrations);
+        return new ProtectionSettings(sources.limits(cl), sources.trusted(cl), Duration.ofMillis(overloadDelayMillis),
+                D.overloadQueue(), Duration.ofSeconds(retryAfterSeconds), connections.limits(),
+                connections.maxMessageBytes(cl), maxRegistrations);
     }
 
     /** These settings as {@code node} flags, for {@code cluster} to hand to the nodes it starts. */

@@ -46,7 +46,6 @@ import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.registrar.RegistrationCap;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
-import org.p2psip.servlet.lb.ConnectionLimits;
 import org.p2psip.servlet.stack.EdgeGuards;
 import org.p2psip.servlet.stack.InputCounters;
 import org.p2psip.servlet.stack.PemSecurityManagerProvider;
@@ -221,8 +220,7 @@ public final class FrontNode implements AutoCloseable {
         SourceGuard sources = new SourceGuard(protection.sources(), trusted);
         return new EdgeGuards(sources, BadInputLog.standard(),
                 new OverloadGate(protection.overloadDelay(), protection.overloadQueue()), protection.retryAfter(),
-                protection.maxMessageBytes(), new ConnectionLimits(protection.idleTimeout(),
-                        protection.messageDeadline(), protection.maxConnections(), protection.maxConnectionsPerSource()));
+                protection.maxMessageBytes(), protection.connections());
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import org.p2psip.core.guard.SourceLimits;
+import org.p2psip.servlet.lb.ConnectionLimits;
 
 /**
  * How a node defends itself against floods, overload and connection abuse
@@ -16,37 +17,30 @@ import org.p2psip.core.guard.SourceLimits;
  * @param overloadDelay     how long the oldest queued message may wait before new requests get 503
  * @param overloadQueue     how many messages may wait at most before new requests get 503
  * @param retryAfter        the Retry-After an overloaded node answers with
- * @param idleTimeout       a TCP connection with no traffic for this long is closed
- * @param messageDeadline   a TCP message must arrive whole within this long of its first byte
- * @param maxConnections    TCP connections open at once, at most
- * @param maxConnectionsPerSource TCP connections from one address, at most
- * @param maxMessageBytes   the largest SIP message accepted (UDP and TCP); larger ones get 513
- * @param maxRegistrations  bindings this node stores at most; REGISTERs past it get 503
+ * @param connections       idle timeout, message deadline and caps of the TCP and TLS connections peers open;
+ *                          the same limits the balancer applies
+ * @param maxMessageBytes   the largest SIP message accepted (UDP, TCP and TLS); larger ones get 513
+ * @param maxRegistrations  values this node holds at most; REGISTERs that would add a binding get 503 past it
  */
 public record ProtectionSettings(SourceLimits sources, Set<InetAddress> trustedSources, Duration overloadDelay,
-                                 int overloadQueue, Duration retryAfter, Duration idleTimeout,
-                                 Duration messageDeadline, int maxConnections, int maxConnectionsPerSource,
+                                 int overloadQueue, Duration retryAfter, ConnectionLimits connections,
                                  int maxMessageBytes, int maxRegistrations) {
 
     /** The largest UDP payload there is (RFC 768 length field minus the UDP header). */
     public static final int MAX_DATAGRAM_BYTES = 65_535;
 
     public static final ProtectionSettings DEFAULT = new ProtectionSettings(SourceLimits.DEFAULT, Set.of(),
-            Duration.ofMillis(200), 20_000, Duration.ofSeconds(2), Duration.ofSeconds(300), Duration.ofSeconds(10),
-            16_000, 1_000, MAX_DATAGRAM_BYTES, 1_000_000);
+            Duration.ofMillis(200), 20_000, Duration.ofSeconds(2), ConnectionLimits.DEFAULT, MAX_DATAGRAM_BYTES,
+            1_000_000);
 
     public ProtectionSettings {
         Objects.requireNonNull(sources, "sources");
+        Objects.requireNonNull(connections, "connections");
         trustedSources = Set.copyOf(trustedSources);
         positive(overloadDelay, "the overload delay");
         positive(retryAfter, "Retry-After");
-        positive(idleTimeout, "the idle timeout");
-        positive(messageDeadline, "the message deadline");
         if (overloadQueue < 1) {
             throw new IllegalArgumentException("the overload queue bound must be at least 1, not " + overloadQueue);
-        }
-        if (maxConnections < 1 || maxConnectionsPerSource < 1) {
-            throw new IllegalArgumentException("connection caps must be at least 1");
         }
         if (maxMessageBytes < 1_300 || maxMessageBytes > MAX_DATAGRAM_BYTES) {
             // RFC 3261 §18.1.1: anything up to 1300 bytes may come over UDP, so less cannot be refused
@@ -59,23 +53,23 @@ public record ProtectionSettings(SourceLimits sources, Set<InetAddress> trustedS
     }
 
     public ProtectionSettings withSources(SourceLimits newSources, Set<InetAddress> trusted) {
-        return new ProtectionSettings(newSources, trusted, overloadDelay, overloadQueue, retryAfter, idleTimeout,
-                messageDeadline, maxConnections, maxConnectionsPerSource, maxMessageBytes, maxRegistrations);
+        return new ProtectionSettings(newSources, trusted, overloadDelay, overloadQueue, retryAfter, connections,
+                maxMessageBytes, maxRegistrations);
     }
 
     public ProtectionSettings withOverload(Duration delay, int queue, Duration newRetryAfter) {
-        return new ProtectionSettings(sources, trustedSources, delay, queue, newRetryAfter, idleTimeout,
-                messageDeadline, maxConnections, maxConnectionsPerSource, maxMessageBytes, maxRegistrations);
+        return new ProtectionSettings(sources, trustedSources, delay, queue, newRetryAfter, connections,
+                maxMessageBytes, maxRegistrations);
     }
 
     public ProtectionSettings withConnections(Duration idle, Duration deadline, int max, int perSource) {
-        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter, idle,
-                deadline, max, perSource, maxMessageBytes, maxRegistrations);
+        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter,
+                new ConnectionLimits(idle, deadline, max, perSource), maxMessageBytes, maxRegistrations);
     }
 
     public ProtectionSettings withLimits(int messageBytes, int registrations) {
-        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter, idleTimeout,
-                messageDeadline, maxConnections, maxConnectionsPerSource, messageBytes, registrations);
+        return new ProtectionSettings(sources, trustedSources, overloadDelay, overloadQueue, retryAfter, connections,
+                messageBytes, registrations);
     }
 
     private static void positive(Duration d, String what) {
