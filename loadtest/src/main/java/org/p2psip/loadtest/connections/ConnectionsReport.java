@@ -4,6 +4,8 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
+import org.p2psip.loadtest.target.TargetSample;
+
 /**
  * What one {@code bench connections} run saw.
  *

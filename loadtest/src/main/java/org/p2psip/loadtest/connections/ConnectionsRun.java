@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import org.p2psip.loadtest.target.TargetSample;
+
 /**
  * Opens the connections at the paced rate and watches them, all on one
  * thread with one {@link Selector}: each connection costs this process one

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.loadtest.target.TargetSample;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -224,19 +225,7 @@ public final class FloodCommand implements Callable<Integer> {
     }
 
     private long rss() {
-        if (pid <= 0) {
-            return -1;
-        }
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
+        return TargetSample.of(pid).rssKb();
     }
 
     private long logSize() {

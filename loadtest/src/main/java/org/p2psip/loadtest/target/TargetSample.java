@@ -1,4 +1,4 @@
-package org.p2psip.loadtest.connections;
+package org.p2psip.loadtest.target;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,11 +8,12 @@ import java.nio.file.Path;
  * The target process's resident set and thread count from
  * {@code /proc/PID/status}; -1 for what could not be read.
  */
-record TargetSample(long rssKb, long threads) {
+public record TargetSample(long rssKb, long threads) {
 
-    static final TargetSample NONE = new TargetSample(-1, -1);
+    public static final TargetSample NONE = new TargetSample(-1, -1);
 
-    static TargetSample of(long pid) {
+    /** A sample of process {@code pid} now; {@link #NONE} for no process (pid 0 or less). */
+    public static TargetSample of(long pid) {
         if (pid <= 0) {
             return NONE;
         }
@@ -32,7 +33,7 @@ record TargetSample(long rssKb, long threads) {
         return new TargetSample(rss, threads);
     }
 
-    boolean known() {
+    public boolean known() {
         return rssKb >= 0;
     }
 }
