@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import org.p2psip.loadtest.target.TargetSample;
+import org.p2psip.loadtest.process.TargetSample;
 
 import org.p2psip.core.net.HostPort;
 

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
-import org.p2psip.loadtest.target.TargetSample;
+import org.p2psip.loadtest.process.TargetSample;
 
 /**
  * What one {@code bench connections} run saw.

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import org.p2psip.loadtest.target.TargetSample;
+import org.p2psip.loadtest.process.TargetSample;
 
 /**
  * Opens the connections at the paced rate and watches them, all on one

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.p2psip.core.net.HostPort;
-import org.p2psip.loadtest.target.TargetSample;
+import org.p2psip.loadtest.process.TargetSample;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

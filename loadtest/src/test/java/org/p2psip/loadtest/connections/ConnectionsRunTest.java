@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.p2psip.loadtest.target.TargetSample;
+import org.p2psip.loadtest.process.TargetSample;
 
 /** The run against a real TCP server on loopback that closes connections the way a node would. */
 class ConnectionsRunTest {

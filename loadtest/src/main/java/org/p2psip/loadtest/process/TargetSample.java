@@ -1,4 +1,4 @@
-package org.p2psip.loadtest.target;
+package org.p2psip.loadtest.process;
 
 import java.io.IOException;
 import java.nio.file.Files;
