@@ -47,7 +47,6 @@ import org.p2psip.servlet.registrar.RegistrationCap;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.p2psip.servlet.stack.EdgeGuards;
-import org.p2psip.servlet.stack.InputCounters;
 import org.p2psip.servlet.stack.PemSecurityManagerProvider;
 import org.p2psip.servlet.tls.TlsListener;
 import org.slf4j.Logger;
@@ -81,7 +80,7 @@ public final class FrontNode implements AutoCloseable {
     private final SipProvider provider;
     private final Dht dht;
     private final LocationService locations;
-    private final InputCounters counters;
+    private final EdgeGuards guards;
     private final String stackName;
     private final ExecutorService completions;
     private final ServedDomains domains;
@@ -91,7 +90,7 @@ public final class FrontNode implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
-                      LocationService locations, InputCounters counters, String stackName,
+                      LocationService locations, EdgeGuards guards, String stackName,
                       ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
                       Optional<AdminServer> admin) {
         this.sipAddress = sipAddress;
@@ -100,7 +99,7 @@ public final class FrontNode implements AutoCloseable {
         this.provider = provider;
         this.dht = dht;
         this.locations = locations;
-        this.counters = counters;
+        this.guards = guards;
         this.stackName = stackName;
         this.completions = completions;
         this.domains = domains;
@@ -142,7 +141,6 @@ public final class FrontNode implements AutoCloseable {
         Dht dht = startDht(backend, settings, bound);
 
         String stackName = StackProperties.uniqueStackName(self);
-        InputCounters counters = InputCounters.register(stackName);
         EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
@@ -176,12 +174,12 @@ public final class FrontNode implements AutoCloseable {
                             settings.protection().retryAfter()));
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), settings.dhtTimeout(), completions);
-            provider.addSipListener(new NodeListener(sip, registrar, proxy, counters));
+            provider.addSipListener(new NodeListener(sip, registrar, proxy, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);
             }
             stack.start();
-            return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, counters,
+            return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
                     stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin));
         } catch (NodeStartException e) {
             stopPartial(stack, admin, dht, completions, stackName);
@@ -245,7 +243,6 @@ public final class FrontNode implements AutoCloseable {
         }
         dht.close();
         completions.shutdownNow();
-        InputCounters.unregister(stackName);
         EdgeGuards.unregister(stackName);
         PemSecurityManagerProvider.unregister(stackName);
     }
@@ -262,12 +259,12 @@ public final class FrontNode implements AutoCloseable {
 
     /** Messages dropped unanswered because they could not be answered (RFC 4475 style garbage). */
     public long droppedMessages() {
-        return counters.dropped();
+        return guards.input().dropped();
     }
 
     /** Messages JAIN-SIP's parser refused, answered with 400 or dropped. */
     public long rejectedMessages() {
-        return counters.rejected();
+        return guards.input().rejected();
     }
 
     /** The location service this node registers into, for inspection. */
@@ -292,7 +289,7 @@ public final class FrontNode implements AutoCloseable {
 
     /** The node's defences and their counters: bans, 503s for overload, refused and closed connections. */
     public EdgeGuards edgeGuards() {
-        return EdgeGuards.ofRegistered(stackName);
+        return guards;
     }
 
     /** Where the node listens for SIP over TLS, if it does. */
@@ -330,7 +327,6 @@ public final class FrontNode implements AutoCloseable {
             admin.ifPresent(AdminServer::close);
             completions.shutdownNow();
             dht.close();
-            InputCounters.unregister(stackName);
             EdgeGuards.unregister(stackName);
             PemSecurityManagerProvider.unregister(stackName);
         }

@@ -16,9 +16,9 @@ import org.p2psip.servlet.lb.ConnectionLimits;
  * The defences of one node's SIP transports: who is banned, when the node
  * is overloaded, how large a message and how many connections may be.
  *
- * <p>JAIN-SIP builds message processors by class name, so they find their
- * node's guards through this registry keyed by the stack name, the way the
- * parser finds {@link InputCounters}.
+ * <p>JAIN-SIP builds message processors and parsers by class name, so they
+ * find their node's guards, and its {@link InputCounters}, through this
+ * registry keyed by the stack name, which is unique per node.
  *
  * @see GuardedUdpProcessor
  * @see ConnectionGuard
@@ -34,6 +34,7 @@ public final class EdgeGuards {
     private final int maxMessageBytes;
     private final ConnectionLimits connections;
     private final List<ConnectionGuard> streams = new CopyOnWriteArrayList<>();
+    private final InputCounters input = new InputCounters();
     private final LongAdder shed = new LongAdder();
     private final LongAdder oversized = new LongAdder();
 
@@ -63,14 +64,14 @@ public final class EdgeGuards {
         BY_STACK.remove(stackName);
     }
 
-    /** The guards registered for {@code stackName}; open ones if none are. */
-    public static EdgeGuards ofRegistered(String stackName) {
-        return of(stackName);
-    }
-
     static EdgeGuards of(String stackName) {
         EdgeGuards guards = stackName == null ? null : BY_STACK.get(stackName);
         return guards == null ? open() : guards;
+    }
+
+    /** The node's malformed-input counters. */
+    public InputCounters input() {
+        return input;
     }
 
     public SourceGuard sources() {

@@ -62,9 +62,9 @@ final class ScreeningParser implements MessageParser {
     private final BadInputLog badInput;
     private final SourceGuard sources;
 
-    ScreeningParser(MessageParser delegate, InputCounters counters, EdgeGuards guards) {
+    ScreeningParser(MessageParser delegate, EdgeGuards guards) {
         this.delegate = delegate;
-        this.counters = counters;
+        this.counters = guards.input();
         this.badInput = guards.badInput();
         this.sources = guards.sources();
     }

@@ -22,7 +22,6 @@ public final class ScreeningParserFactory implements MessageParserFactory {
     @Override
     public MessageParser createMessageParser(SIPTransactionStack stack) {
         String name = stack instanceof SipStack s ? s.getStackName() : null;
-        return new ScreeningParser(stock.createMessageParser(stack), InputCounters.of(name),
-                EdgeGuards.of(name));
+        return new ScreeningParser(stock.createMessageParser(stack), EdgeGuards.of(name));
     }
 }
