@@ -11,11 +11,6 @@ import java.util.LinkedList;
 import javax.sip.SipStack;
 
 import org.p2psip.core.guard.SourceVerdict;
-import org.p2psip.servlet.lb.MalformedSipException;
-import org.p2psip.servlet.lb.SipFrame;
-import org.p2psip.servlet.lb.SipMessage;
-import org.p2psip.servlet.lb.SipParser;
-import org.p2psip.servlet.lb.Transport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,10 +35,14 @@ import gov.nist.javax.sip.stack.UDPMessageProcessor;
  *       (RFC 3261 §18.1.1, §21.5.14);</li>
  *   <li>when the queue's oldest message has waited too long, a new request
  *       (not ACK or CANCEL, which finish work already accepted) is answered
- *       503 with Retry-After (RFC 3261 §21.5.4, RFC 5390 §5) straight from
- *       its raw bytes, instead of queueing it into a retransmission
- *       storm. Responses are always queued: they complete transactions.</li>
+ *       503 with Retry-After (RFC 3261 §21.5.4, RFC 5390 §5) from its raw
+ *       bytes, instead of queueing it into a retransmission storm.
+ *       Responses are always queued: they complete transactions.</li>
  * </ol>
+ *
+ * <p>The refusals are built and sent by a {@link UdpStatelessResponder} on
+ * a thread of its own: this thread does nothing but read, so it never waits
+ * for the socket's send lock that the workers contend for.
  */
 final class GuardedUdpProcessor extends UDPMessageProcessor {
 
@@ -51,19 +50,16 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     private static final int RECEIVE_BUFFER = 65_536;
     private static final int MAX_REPORTED_FAILURES = 10;
     private static final int DEFAULT_WORKERS = 8;
-    private static final int MIN_REDUCTION = 20;
-    private static final long OC_VALIDITY_MILLIS = 1_000;
-
-    /** The origin of the RFC 7339 oc-seq this node sends, which must only grow. */
-    private final long startedNanos = System.nanoTime();
 
     private final EdgeGuards guards;
     private final String stackName;
+    private final UdpStatelessResponder responder;
 
     GuardedUdpProcessor(InetAddress address, SIPTransactionStack stack, int port) throws IOException {
         super(address, stack, port);
         this.stackName = stack instanceof SipStack s ? s.getStackName() : "sip";
         this.guards = EdgeGuards.of(stackName);
+        this.responder = new UdpStatelessResponder(sock, guards);
     }
 
     /**
@@ -83,6 +79,16 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
                 + getPort());
         thread.setDaemon(true);
         thread.start();
+        Thread answers = new Thread(responder, "UdpStatelessResponder-" + getIpAddress().getHostAddress() + '/'
+                + getPort());
+        answers.setDaemon(true);
+        answers.start();
+    }
+
+    @Override
+    public void stop() {
+        responder.stop();
+        super.stop();
     }
 
     @Override
@@ -137,7 +143,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         byte[] data = packet.getData();
         if (length > guards.maxMessageBytes()) {
             guards.countOversized();
-            answer(data, length, packet, 513, "Message Too Large");
+            refuse(data, length, packet, 513);
             return;
         }
         if (isNewRequest(data, length)) {
@@ -145,8 +151,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
             long waited = head == null ? 0 : Math.max(0, (System.currentTimeMillis() - head.getReceptionTime()) * 1_000_000L);
             if (!guards.overload().admit(waited, messageQueue.size(), now)) {
                 guards.countShed();
-                answer(data, length, packet, 503, "Service Unavailable",
-                        "Retry-After: " + guards.retryAfter().toSeconds());
+                refuse(data, length, packet, 503);
                 return;
             }
         }
@@ -173,38 +178,11 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         return true;
     }
 
-    /**
-     * Answers statelessly from the raw bytes, when they hold enough of a
-     * request to answer (RFC 3261 §8.2.6); anything else is dropped.
-     */
-    private void answer(byte[] data, int length, DatagramPacket packet, int status, String reason,
-                        String... extraHeaders) {
-        if (!isNewRequest(data, length)) {
-            return;
-        }
-        InetSocketAddress sender = new InetSocketAddress(packet.getAddress(), packet.getPort());
-        SipMessage request;
-        try {
-            request = SipParser.parse(new SipFrame(Arrays.copyOf(data, length), sender, Transport.UDP, 0));
-        } catch (MalformedSipException | RuntimeException e) {
-            return;
-        }
-        byte[] response = StatelessAnswers.to(request, status, reason, extraHeaders);
-        if (response == null) {
-            return;
-        }
-        if (status == 503) {
-            // Ask the balancer, if it offered overload control, to divert at
-            // least a fifth of this node's new requests for the next second.
-            long now = System.nanoTime();
-            response = OverloadFeedback.answerOffer(response,
-                    Math.max(MIN_REDUCTION, guards.overload().reductionPercent(now)), OC_VALIDITY_MILLIS,
-                    (now - startedNanos) / 1_000_000);
-        }
-        try {
-            sock.send(new DatagramPacket(response, response.length, sender));
-        } catch (IOException e) {
-            // The sender is gone or unreachable; it retransmits or gives up.
+    /** Hands a new request to the responder to refuse; anything else is dropped unanswered. */
+    private void refuse(byte[] data, int length, DatagramPacket packet, int status) {
+        if (isNewRequest(data, length)) {
+            responder.offer(new UdpStatelessResponder.Refusal(Arrays.copyOf(data, length),
+                    new InetSocketAddress(packet.getAddress(), packet.getPort()), status));
         }
     }
 
