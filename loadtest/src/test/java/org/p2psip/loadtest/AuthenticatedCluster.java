@@ -52,12 +52,19 @@ final class AuthenticatedCluster implements AutoCloseable {
      * @param extra further {@code cluster} flags
      */
     static AuthenticatedCluster start(Path work, String dht, int nodes, int replicas, String... extra) throws Exception {
+        List<String> flags = new ArrayList<>(List.of("--replicas", Integer.toString(replicas)));
+        flags.addAll(List.of(extra));
+        return startWithDefaults(work, dht, nodes, flags.toArray(String[]::new));
+    }
+
+    /** As {@link #start}, leaving the number of copies to {@code cluster}'s default. */
+    static AuthenticatedCluster startWithDefaults(Path work, String dht, int nodes, String... extra) throws Exception {
         Sipp.binary();
         int base = FreePort.consecutive(2 * nodes + 1);
         int adminBase = FreePort.consecutive(nodes);
         String secret = "acceptance-" + UUID.randomUUID();
         List<String> args = new ArrayList<>(List.of("cluster", "--dht", dht, "--nodes", Integer.toString(nodes),
-                "--replicas", Integer.toString(replicas), "--sip", "127.0.0.1:" + base,
+                "--sip", "127.0.0.1:" + base,
                 "--overlay-base", Integer.toString(base + nodes + 1), "--admin-base", Integer.toString(adminBase),
                 "--domain", DOMAIN, "--digest-algorithms", "MD5", "--policy", "round-robin"));
         args.addAll(List.of(extra));

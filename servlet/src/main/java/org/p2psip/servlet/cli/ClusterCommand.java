@@ -90,8 +90,16 @@ final class ClusterCommand implements Callable<Integer> {
     int overlayBase = 7001;
 
     @Option(names = "--replicas", paramLabel = "N",
-            description = "Copies of each registration kept in the DHT. Default: ${DEFAULT-VALUE}.")
-    int replicas = 1;
+            description = "Copies of each registration kept in the DHT. With N copies any N-1 nodes may crash "
+                    + "at once and every phone stays reachable; with 1, a crashed node's registrations are lost "
+                    + "until their phones re-register (up to their Expires, often an hour). Each copy costs "
+                    + "one more write per REGISTER. Default: 2 with two or more nodes, else 1.")
+    Integer replicasOption;
+
+    /** The copies the nodes keep: as given, else two whenever there are two nodes to hold them. */
+    int replicas() {
+        return replicasOption != null ? replicasOption : nodeCount > 1 ? 2 : 1;
+    }
 
     @Option(names = "--policy", paramLabel = "POLICY", converter = LbCommand.PolicyConverter.class,
             defaultValue = "call-id", description = "The balancer's policy: call-id (default), aor or round-robin.")
@@ -185,7 +193,7 @@ final class ClusterCommand implements Callable<Integer> {
                 nodeAddresses.add(c.sip());
                 out.println("p2psip cluster: node " + c.number() + " pid " + c.process().pid() + " sip:" + c.sip()
                         + c.overlay().map(o -> " overlay:" + o).orElse("") + c.admin().map(a -> " admin:" + a).orElse("")
-                        + " dht=" + dht + " replicas=" + replicas);
+                        + " dht=" + dht + " replicas=" + replicas());
             }
             balancer = SipBalancer.start(lbSettings);
             out.println("p2psip cluster: lb pid " + ProcessHandle.current().pid() + " sip:" + balancer.address()
@@ -243,8 +251,12 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--overlay-base must leave " + nodeCount
                     + " ports within 1..65535");
         }
-        if (replicas < 1) {
+        if (replicas() < 1) {
             throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
+        }
+        if (replicas() > nodeCount) {
+            throw new ParameterException(spec.commandLine(), "--replicas " + replicas() + " needs at least that many "
+                    + "nodes to hold the copies (--nodes " + nodeCount + ")");
         }
         if (!auth.required()) {
             System.err.println("p2psip cluster: --auth none: anyone can register, remove or replace any binding; "
@@ -365,7 +377,7 @@ final class ClusterCommand implements Callable<Integer> {
         Optional<HostPort> overlay = nodeOverlay(number);
         List<String> command = new ArrayList<>(javaCommand());
         command.addAll(List.of(P2psip.class.getName(), "node", "--dht", dht, "--sip", nodeSip.toString(),
-                "--replicas", Integer.toString(replicas)));
+                "--replicas", Integer.toString(replicas())));
         overlay.ifPresent(o -> command.addAll(List.of("--overlay", o.toString())));
         if (number > 1) {
             nodeOverlay(1).ifPresent(seed -> command.addAll(List.of("--bootstrap", seed.toString())));

@@ -65,7 +65,11 @@ final class NodeCommand implements Callable<Integer> {
     List<HostPort> bootstrap = new ArrayList<>();
 
     @Option(names = "--replicas", paramLabel = "N",
-            description = "Copies of each registration kept in the DHT. Default: ${DEFAULT-VALUE}.")
+            description = "Copies of each registration kept in the DHT; give every node the same value. With N "
+                    + "copies any N-1 nodes may crash at once and every phone stays reachable; with 1, a crashed "
+                    + "node's registrations are lost until their phones re-register (up to their Expires, often "
+                    + "an hour), so a node joining others (--bootstrap) warns. Each copy costs one more write per "
+                    + "REGISTER. Default: ${DEFAULT-VALUE}.")
     int replicas = 1;
 
     @Option(names = "--cluster-name", paramLabel = "NAME",
@@ -207,6 +211,10 @@ final class NodeCommand implements Callable<Integer> {
         }
         if (replicas < 1) {
             throw new ParameterException(spec.commandLine(), "--replicas must be at least 1");
+        }
+        if (replicas == 1 && !bootstrap.isEmpty()) {
+            LOG.warn("--replicas 1 in an overlay of several nodes: if a node crashes, the phones it held stay "
+                    + "unreachable until they re-register; --replicas 2 survives any one crash");
         }
         if (sipThreads < 1 || sipThreads > 256) {
             throw new ParameterException(spec.commandLine(), "--sip-threads must be between 1 and 256");

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.p2psip.servlet.cli.LbCommandTest.Run;
 
+import picocli.CommandLine;
+
 /** The {@code cluster} command's refusals; starting and stopping real clusters is tested in loadtest. */
 class ClusterCommandTest {
 
@@ -24,6 +26,31 @@ class ClusterCommandTest {
         for (String flag : new String[] {"--dht", "--nodes", "--sip", "--overlay-base", "--replicas", "--policy"}) {
             assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
         }
+    }
+
+    @Test
+    void twoCopiesByDefaultOnceThereAreTwoNodesToHoldThem() {
+        assertEquals(1, parsed("--dht", "local", "--nodes", "1", "--sip", "127.0.0.1:5060").replicas());
+        assertEquals(2, parsed("--dht", "hazelcast", "--nodes", "2", "--sip", "127.0.0.1:5060").replicas());
+        assertEquals(2, parsed("--dht", "chord", "--nodes", "5", "--sip", "127.0.0.1:5060").replicas());
+        assertEquals(1, parsed("--dht", "chord", "--nodes", "5", "--sip", "127.0.0.1:5060", "--replicas", "1")
+                .replicas());
+    }
+
+    @Test
+    void moreCopiesThanNodesIsOneLine() {
+        Run r = LbCommandTest.run("cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060",
+                "--replicas", "3");
+
+        assertNotEquals(0, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--replicas 3"), r.err());
+    }
+
+    private static ClusterCommand parsed(String... args) {
+        ClusterCommand command = new ClusterCommand();
+        new CommandLine(command).parseArgs(args);
+        return command;
     }
 
     @Test
