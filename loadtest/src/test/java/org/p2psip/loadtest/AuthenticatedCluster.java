@@ -164,15 +164,22 @@ final class AuthenticatedCluster implements AutoCloseable {
 
     /** A SIPp uas registered (with its password) through the balancer, then SIPp's uac calling it through the balancer. */
     Sipp.Result callRun(String callee, int calls, int rate) throws Exception {
+        return callRun(callee, calls, rate, "-sn", "uac");
+    }
+
+    /** As {@link #callRun(String, int, int)}, the caller running the given scenario ({@code -sn NAME} or {@code -sf FILE}). */
+    Sipp.Result callRun(String callee, int calls, int rate, String... callerScenario) throws Exception {
         int uasPort = FreePort.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             String lb = "127.0.0.1:" + lbPort;
             Sipp.Result register = Sipp.registerOneWithPassword(work, callee, password(callee), "127.0.0.1:" + uasPort, lb);
             assertEquals(0, register.exitCode(), register.toString());
-            Sipp.Result result = Sipp.run(work, Duration.ofSeconds(90),
-                    "-sn", "uac", "-s", callee, "-m", Integer.toString(calls), "-r", Integer.toString(rate),
-                    "-l", Integer.toString(2 * rate), "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), lb);
+            List<String> args = new ArrayList<>(List.of(callerScenario));
+            args.addAll(List.of("-s", callee, "-m", Integer.toString(calls), "-r", Integer.toString(rate),
+                    "-l", Integer.toString(2 * rate), "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-trace_err", "-error_file", work.resolve(callee + "-call-errors.log").toString(), lb));
+            Sipp.Result result = Sipp.run(work, Duration.ofSeconds(90), args.toArray(String[]::new));
             assertTrue(uas.isAlive(), "the SIPp uas died during the run");
             return result;
         } finally {

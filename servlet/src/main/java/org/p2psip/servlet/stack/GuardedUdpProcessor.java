@@ -54,12 +54,15 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     private final EdgeGuards guards;
     private final String stackName;
     private final UdpStatelessResponder responder;
+    private final CallIdLaneQueue lanes;
 
     GuardedUdpProcessor(InetAddress address, SIPTransactionStack stack, int port) throws IOException {
         super(address, stack, port);
         this.stackName = stack instanceof SipStack s ? s.getStackName() : "sip";
         this.guards = EdgeGuards.of(stackName);
         this.responder = new UdpStatelessResponder(sock, guards);
+        this.lanes = new CallIdLaneQueue(workerThreads());
+        this.messageQueue = lanes;
     }
 
     /**
@@ -94,7 +97,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     @Override
     public void run() {
         messageChannels = new LinkedList<>();
-        for (int i = 0; i < workerThreads(); i++) {
+        for (int i = 0; i < lanes.laneCount(); i++) {
             messageChannels.add(new Channel(sipStack, this, stackName + "-UDPMessageChannelThread-" + i));
         }
         Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
@@ -147,16 +150,16 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
             return;
         }
         if (isNewRequest(data, length)) {
-            DatagramQueuedMessageDispatch head = messageQueue.peek();
-            long waited = head == null ? 0 : Math.max(0, (System.currentTimeMillis() - head.getReceptionTime()) * 1_000_000L);
-            if (!guards.overload().admit(waited, messageQueue.size(), now)) {
+            long oldest = lanes.oldestReceptionMillis();
+            long waited = oldest < 0 ? 0 : Math.max(0, (System.currentTimeMillis() - oldest) * 1_000_000L);
+            if (!guards.overload().admit(waited, lanes.size(), now)) {
                 guards.countShed();
                 refuse(data, length, packet, 503);
                 return;
             }
         }
         byte[] copy = Arrays.copyOf(data, length);
-        messageQueue.offer(new DatagramQueuedMessageDispatch(
+        lanes.offer(new DatagramQueuedMessageDispatch(
                 new DatagramPacket(copy, length, source, packet.getPort()), System.currentTimeMillis()));
     }
 
