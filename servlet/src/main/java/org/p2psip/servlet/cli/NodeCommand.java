@@ -154,9 +154,11 @@ final class NodeCommand implements Callable<Integer> {
     int maxContacts = RegistrarPolicy.DEFAULT.maxContacts();
 
     @Option(names = "--sip-threads", paramLabel = "N",
-            description = "Threads that process SIP messages (the receiving thread comes on top). Requests "
-                    + "never block them, so about the number of cores is enough; more only compete with the "
-                    + "thread that reads the socket when the node is overloaded. Default: ${DEFAULT-VALUE}.")
+            description = "Threads that process SIP messages (the receiving thread comes on top). Each UDP "
+                    + "message goes to the thread its Call-ID hashes to, so one call's messages are handled in "
+                    + "the order they came (a 180 is never overtaken by its 200). Requests never block them, so "
+                    + "about the number of cores is enough; more only compete with the thread that reads the "
+                    + "socket when the node is overloaded. Default: ${DEFAULT-VALUE}.")
     int sipThreads = NodeSettings.DEFAULT_SIP_THREADS;
 
     @Mixin
