@@ -52,6 +52,12 @@ final class LbCommand implements Callable<Integer> {
             description = "Address clients send SIP to; UDP and TCP share the port.")
     HostPort sip;
 
+    @Option(names = "--advertise", paramLabel = "HOST[:PORT]", converter = AdvertiseConverter.class,
+            description = "The address clients reach the balancer at, written in its Via and Record-Route (the "
+                    + "port defaults to --sip's). Needed when --sip binds every interface (0.0.0.0 or ::). "
+                    + "Default: the --sip address.")
+    HostPort advertise;
+
     @Option(names = "--nodes", required = true, paramLabel = "HOST:PORT", split = ",",
             converter = HostPortConverter.class, description = "The nodes' SIP addresses, comma-separated.")
     List<HostPort> nodes = new ArrayList<>();
@@ -88,6 +94,9 @@ final class LbCommand implements Callable<Integer> {
                     connections.maxMessageBytes(spec.commandLine()), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(sources.limits(spec.commandLine()), sources.trusted(spec.commandLine()))
                     .withConnections(connections.limits());
+            if (advertise != null) {
+                settings = settings.withAdvertise(advertise);
+            }
             Optional<TlsListener> listener = tls.listener(spec.commandLine());
             if (listener.isPresent()) {
                 settings = settings.withTls(listener.get());
@@ -107,7 +116,9 @@ final class LbCommand implements Callable<Integer> {
             balancer.close();
             stopped.countDown();
         }, "p2psip-lb-shutdown"));
-        LOG.info("p2psip lb listening on sip:{} (udp, tcp){} balancing {} policy={}", balancer.address(),
+        LOG.info("p2psip lb listening on sip:{} (udp, tcp){}{} balancing {} policy={}", balancer.address(),
+                advertise == null ? "" : " advertised as " + advertise.host()
+                        + (advertise.port() == 0 ? "" : ":" + advertise.port()),
                 balancer.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), describe(nodes), policy);
         try {
             stopped.await();

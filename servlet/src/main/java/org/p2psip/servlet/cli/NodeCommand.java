@@ -56,6 +56,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "Address to listen on for SIP; UDP and TCP share the port.")
     HostPort sip;
 
+    @Option(names = "--advertise", paramLabel = "HOST[:PORT]", converter = AdvertiseConverter.class,
+            description = "The address other hosts reach this node's SIP port at, written in Via and Record-Route "
+                    + "(the port defaults to --sip's). Needed when --sip binds every interface (0.0.0.0 or ::); "
+                    + "also for a node behind a port forward. Default: the --sip address.")
+    HostPort advertise;
+
     @Option(names = "--overlay", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Address the DHT overlay listens on (backends with an overlay).")
     HostPort overlay;
@@ -182,7 +188,8 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp){} dht={} domains={} auth={}{}", node.sipAddress(),
+        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}", node.sipAddress(),
+                advertise == null ? "" : " bound to " + sip,
                 node.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), node.dhtName(),
                 node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""));
         try {
@@ -238,7 +245,7 @@ final class NodeCommand implements Callable<Integer> {
         secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
-                protection(), tls());
+                protection(), tls(), Optional.ofNullable(advertise));
     }
 
     private TrustSettings trust(Optional<String> secret) {

@@ -31,7 +31,7 @@ import org.p2psip.servlet.tls.TlsListener;
 public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                                int probeFailures, int maxMessageBytes, int retryAfterSeconds,
                                SourceLimits sourceLimits, Set<InetAddress> trustedSources,
-                               ConnectionLimits connections, Optional<TlsListener> tls) {
+                               ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise) {
 
     public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.CALL_ID;
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
@@ -49,6 +49,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         Objects.requireNonNull(sourceLimits, "sourceLimits");
         Objects.requireNonNull(connections, "connections");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(advertise, "advertise");
         nodes = List.copyOf(nodes);
         trustedSources = Set.copyOf(trustedSources);
         if (nodes.isEmpty()) {
@@ -73,7 +74,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
     public BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                             int probeFailures, int maxMessageBytes, int retryAfterSeconds) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds,
-                SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty());
+                SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty(), Optional.empty());
     }
 
     /** Defaults for everything but the addresses and the policy. */
@@ -84,27 +85,33 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
 
     public BalancerSettings withProbes(Duration interval, int failures) {
         return new BalancerSettings(sip, nodes, policy, interval, failures, maxMessageBytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls);
+                sourceLimits, trustedSources, connections, tls, advertise);
     }
 
     public BalancerSettings withMaxMessageBytes(int bytes) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, bytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls);
+                sourceLimits, trustedSources, connections, tls, advertise);
     }
 
     /** Per-source limits, and addresses exempt from them besides the nodes. */
     public BalancerSettings withSources(SourceLimits limits, Collection<InetAddress> trusted) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls);
+                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise);
     }
 
     public BalancerSettings withConnections(ConnectionLimits limits) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, limits, tls);
+                retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise);
     }
 
     public BalancerSettings withTls(TlsListener listener) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener));
+                retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener), advertise);
+    }
+
+    /** The address written in the balancer's Via and Record-Route (a port of 0: the bound one). */
+    public BalancerSettings withAdvertise(HostPort address) {
+        return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address));
     }
 }

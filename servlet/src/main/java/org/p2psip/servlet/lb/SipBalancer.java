@@ -177,7 +177,7 @@ public final class SipBalancer implements AutoCloseable {
             }
             Channel tcp = tcpBind.channel();
             int actualPort = ((InetSocketAddress) tcp.localAddress()).getPort();
-            BalancerIdentity plain = BalancerIdentity.of(advertised(bindAddress, actualPort));
+            BalancerIdentity plain = BalancerIdentity.of(advertised(settings, bindAddress, actualPort));
             BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.load(), counters),
@@ -337,16 +337,18 @@ public final class SipBalancer implements AutoCloseable {
         }
     }
 
-    private static HostPort advertised(InetAddress bound, int port) throws BalancerStartException {
-        if (!bound.isAnyLocalAddress()) {
-            return new HostPort(bound.getHostAddress(), port);
+    /** As the node's: the advertised address, else the bound one; a wildcard bind must say which. */
+    private static HostPort advertised(BalancerSettings settings, InetAddress bound, int port)
+            throws BalancerStartException {
+        if (settings.advertise().isPresent()) {
+            HostPort a = settings.advertise().get();
+            return new HostPort(a.host(), a.port() == 0 ? port : a.port());
         }
-        try {
-            return new HostPort(InetAddress.getLocalHost().getHostAddress(), port);
-        } catch (UnknownHostException e) {
-            throw new BalancerStartException("bound to a wildcard address and cannot find this host's own: "
-                    + e.getMessage());
+        if (bound.isAnyLocalAddress()) {
+            throw new BalancerStartException("--sip " + settings.sip() + " listens on every interface; say which "
+                    + "address clients reach the balancer at with --advertise HOST[:PORT]");
         }
+        return new HostPort(bound.getHostAddress(), port);
     }
 
     private static String oneLine(Throwable t) {

@@ -130,7 +130,7 @@ public final class FrontNode implements AutoCloseable {
             PortProbe.requireFree(address, port);
         }
         HostPort bound = new HostPort(address.getHostAddress(), port);
-        SelfAddress self = SelfAddress.of(address.isAnyLocalAddress() ? advertised(port) : bound);
+        SelfAddress self = SelfAddress.of(advertised(settings, address, bound));
 
         DhtProvider backend;
         try {
@@ -394,12 +394,23 @@ public final class FrontNode implements AutoCloseable {
         return random;
     }
 
-    private static HostPort advertised(int port) throws NodeStartException {
-        try {
-            return new HostPort(InetAddress.getLocalHost().getHostAddress(), port);
-        } catch (UnknownHostException e) {
-            throw new NodeStartException("bound to a wildcard address and cannot find this host's own: " + e.getMessage());
+    /**
+     * The address written in Via and Record-Route: {@code --advertise} when
+     * given (its port, or the bound one), else the bound address. A
+     * wildcard bind has no address of its own to offer, and guessing one
+     * (the host name's, often 127.0.1.1) hands phones on other hosts an
+     * address that does not reach the node, so it is refused.
+     */
+    static HostPort advertised(NodeSettings settings, InetAddress address, HostPort bound) throws NodeStartException {
+        if (settings.advertise().isPresent()) {
+            HostPort a = settings.advertise().get();
+            return new HostPort(a.host(), a.port() == 0 ? bound.port() : a.port());
         }
+        if (address.isAnyLocalAddress()) {
+            throw new NodeStartException("--sip " + settings.sip() + " listens on every interface; say which address "
+                    + "other hosts reach this node at with --advertise HOST[:PORT]");
+        }
+        return bound;
     }
 
     /** Where DHT completions continue when they arrive on a backend's I/O thread. */

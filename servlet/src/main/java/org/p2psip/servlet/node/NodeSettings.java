@@ -29,11 +29,13 @@ import org.p2psip.servlet.tls.TlsListener;
  * @param trust          served domains, authentication, forking limits, cluster secret, admin endpoint
  * @param protection     per-source limits, overload control, connection and size limits
  * @param tls            where the node also listens for SIP over TLS, and its certificate; empty: no TLS
+ * @param advertise      the address other hosts reach the node's SIP port at, written in Via and Record-Route;
+ *                       empty: the bound one (a wildcard bind needs it); a port of 0 means the bound port
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
-                           Optional<TlsListener> tls) {
+                           Optional<TlsListener> tls, Optional<HostPort> advertise) {
 
     public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
     public static final int DEFAULT_SIP_THREADS = 8;
@@ -48,6 +50,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(trust, "trust");
         Objects.requireNonNull(protection, "protection");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(advertise, "advertise");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -68,41 +71,46 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
-                ProtectionSettings.DEFAULT, Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls);
+                clock, trust, protection, tls, advertise);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls);
+                clock, trust, protection, tls, advertise);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection, tls);
+                clock, trust, protection, tls, advertise);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection, tls);
+                clock, newTrust, protection, tls, advertise);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection, tls);
+                clock, trust, newProtection, tls, advertise);
     }
 
     public NodeSettings withTls(Optional<TlsListener> newTls) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, newTls);
+                clock, trust, protection, newTls, advertise);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
     DhtConfig dhtConfig(HostPort boundSip) {
         return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, dhtOptions);
+    }
+
+    public NodeSettings withAdvertise(HostPort newAdvertise) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, tls, Optional.of(newAdvertise));
     }
 }

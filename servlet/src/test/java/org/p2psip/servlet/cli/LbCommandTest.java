@@ -87,6 +87,20 @@ class LbCommandTest {
     }
 
     @Test
+    void aWildcardBindWithoutAdvertiseIsOneLineNamingTheFlag() throws Exception {
+        int port;
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))) {
+            port = probe.getLocalPort();
+        }
+        Run r = run("lb", "--sip", "0.0.0.0:" + port, "--nodes", "127.0.0.1:5995");
+
+        assertEquals(1, r.exit(), r.err());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--advertise"), r.err());
+    }
+
+    @Test
     void badPolicyIsOneLineNamingTheChoices() {
         Run r = run("lb", "--sip", "127.0.0.1:5060", "--nodes", "127.0.0.1:5061", "--policy", "random");
 

@@ -84,6 +84,30 @@ class P2psipTest {
     }
 
     @Test
+    void aWildcardBindWithoutAdvertiseIsOneLineNamingTheFlag() throws Exception {
+        int port;
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            port = probe.getLocalPort();
+        }
+        Run r = run("node", "--sip", "0.0.0.0:" + port);
+
+        assertEquals(1, r.exit(), r.err());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--advertise"), r.err());
+    }
+
+    @Test
+    void aWildcardAdvertisedAddressIsOneLineError() {
+        for (String bad : new String[] {"0.0.0.0", "0.0.0.0:5060", "[::]:5060", "host:99999"}) {
+            Run r = run("node", "--sip", "127.0.0.1:5060", "--advertise", bad);
+
+            assertTrue(r.exit() != 0, bad);
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("--advertise"), r.err());
+        }
+    }
+
+    @Test
     void unknownDhtBackendListsTheAvailableOnes() {
         Run r = run("node", "--sip", "127.0.0.1:5060", "--dht", "pastry");
 
