@@ -348,7 +348,10 @@ final class ClusterCommand implements Callable<Integer> {
         return adminBase == 0 ? Optional.empty() : Optional.of(new HostPort(sip.host(), adminBase + number - 1));
     }
 
-    /** Every node learns the balancer's and the other nodes' addresses as aliases of the default domain. */
+    /**
+     * Every node learns the balancer's and the other nodes' addresses as
+     * aliases of the default domain, and names the balancer in Record-Route.
+     */
     private List<String> trustFlags() {
         List<String> flags = new ArrayList<>();
         for (String d : servedDomains()) {
@@ -363,6 +366,11 @@ final class ClusterCommand implements Callable<Integer> {
             for (int i = 1; i <= nodeCount; i++) {
                 flags.addAll(List.of("--alias", nodeTls(i).orElseThrow().toString()));
             }
+        }
+        // Dialogs are record-routed through the balancer, so any live node carries a call's later requests.
+        flags.addAll(List.of("--record-route", sip.toString()));
+        if (tlsAddress != null) {
+            flags.addAll(List.of("--record-route-tls", tlsAddress.toString()));
         }
         flags.addAll(List.of("--auth", auth.flag(), "--digest-algorithms", digestAlgorithms));
         return flags;

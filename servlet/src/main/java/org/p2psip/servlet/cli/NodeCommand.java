@@ -62,6 +62,17 @@ final class NodeCommand implements Callable<Integer> {
                     + "also for a node behind a port forward. Default: the --sip address.")
     HostPort advertise;
 
+    @Option(names = "--record-route", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "The cluster's front (its balancer) to name in Record-Route instead of this node, so "
+                    + "a dialog's ACK, BYE and re-INVITE come back through the balancer to any live node and a "
+                    + "call outlives the node that set it up. Every node must share --cluster-secret. Default: "
+                    + "this node.")
+    HostPort recordRoute;
+
+    @Option(names = "--record-route-tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "With --record-route: the balancer's TLS address, named towards a side that uses TLS.")
+    HostPort recordRouteTls;
+
     @Option(names = "--overlay", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Address the DHT overlay listens on (backends with an overlay).")
     HostPort overlay;
@@ -160,9 +171,9 @@ final class NodeCommand implements Callable<Integer> {
     int maxContacts = RegistrarPolicy.DEFAULT.maxContacts();
 
     @Option(names = "--sip-threads", paramLabel = "N",
-            description = "Threads that process SIP messages (the receiving thread comes on top). Each UDP "
-                    + "message goes to the thread its Call-ID hashes to, so one call's messages are handled in "
-                    + "the order they came (a 180 is never overtaken by its 200). Requests never block them, so "
+            description = "Threads that process SIP messages (the receiving thread comes on top). They take "
+                    + "the next message of any call, but one call's messages one at a time, in the order they "
+                    + "came (a 180 is never overtaken by its 200). Requests never block them, so "
                     + "about the number of cores is enough; more only compete with the thread that reads the "
                     + "socket when the node is overloaded. Default: ${DEFAULT-VALUE}.")
     int sipThreads = NodeSettings.DEFAULT_SIP_THREADS;
@@ -267,6 +278,12 @@ final class NodeCommand implements Callable<Integer> {
                 ServedDomains.of(d);
             }
             t = secret.map(t::withClusterSecret).orElse(t);
+            if (recordRouteTls != null && recordRoute == null) {
+                throw new IllegalArgumentException("--record-route-tls needs --record-route");
+            }
+            if (recordRoute != null) {
+                t = t.withRecordRoute(recordRoute, Optional.ofNullable(recordRouteTls));
+            }
             return admin == null ? t : t.withAdmin(admin);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

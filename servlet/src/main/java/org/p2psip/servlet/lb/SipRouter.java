@@ -24,7 +24,9 @@ import io.netty.channel.socket.SocketChannel;
  * item 4) — the balancer never sends a request back to itself; Max-Forwards
  * 0 gets 483 (§16.3 item 3), otherwise it is decremented, or set to 70 when
  * absent (§16.6 item 3); a first Route entry naming the balancer is removed
- * (§16.4); the client's Via gets {@code received} and a filled-in
+ * (§16.4), unless a node wrote it: nodes record-route dialogs in the
+ * balancer's name with a token ({@code dt}) that only they check, so such
+ * an entry goes on to whichever node now carries the dialog; the client's Via gets {@code received} and a filled-in
  * {@code rport} (§18.2.1, RFC 3581); then the balancer's Via goes on top.
  * Its branch is a hash of the incoming branch (or, for an RFC 2543 client
  * without one, of the top Via, Call-ID, CSeq number and Request-URI), so a
@@ -134,7 +136,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
                     Integer.toString(m.maxForwardsValue() - 1).getBytes(StandardCharsets.US_ASCII));
         }
         TopRoute route = m.topRoute();
-        if (route != null && namesSelf(route.uri())) {
+        if (route != null && namesSelf(route.uri()) && !recordedByNode(route.uri())) {
             removeFirst(edits, route.header(), route.nextStart());
         }
         markReceived(m, edits);
@@ -241,6 +243,17 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         byte[] b = m.bytes();
         for (HeaderSpan via : m.vias()) {
             if (contains(b, via.valueStart(), via.valueEnd(), branchPrefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a Route value naming the balancer carries a node's dialog token ({@code ;dt=}). */
+    static boolean recordedByNode(String uri) {
+        for (String param : uri.split(";")) {
+            int eq = param.indexOf('=');
+            if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("dt")) {
                 return true;
             }
         }

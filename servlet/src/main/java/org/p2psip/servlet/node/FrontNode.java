@@ -42,6 +42,7 @@ import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.proxy.Proxy;
 import org.p2psip.servlet.proxy.ProxyTrust;
+import org.p2psip.servlet.proxy.RecordRoutes;
 import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.registrar.RegistrationCap;
 import org.p2psip.servlet.sip.SelfAddress;
@@ -154,8 +155,11 @@ public final class FrontNode implements AutoCloseable {
             ListeningPoint tcp = stack.createListeningPoint(bound.host(), port, ListeningPoint.TCP);
             SipProvider provider = stack.createSipProvider(udp);
             provider.addListeningPoint(tcp);
+            Optional<HostPort> ownTls = Optional.empty();
             if (settings.tls().isPresent()) {
-                provider.addListeningPoint(tlsListeningPoint(stack, settings.tls().get()));
+                ListeningPoint tls = tlsListeningPoint(stack, settings.tls().get());
+                provider.addListeningPoint(tls);
+                ownTls = Optional.of(new HostPort(self.host(), tls.getPort()));
             }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
                     new AddressFactoryImpl(), self);
@@ -172,8 +176,11 @@ public final class FrontNode implements AutoCloseable {
                     settings.clock(), completions,
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
                             settings.protection().retryAfter()));
+            RecordRoutes recordRoutes = trust.recordRoute().isPresent()
+                    ? new RecordRoutes(trust.recordRoute().get(), trust.recordRouteTls())
+                    : new RecordRoutes(self.hostPort(), ownTls);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
-                    trust.maxBranches(), trust.maxBranchesPerHost()), settings.dhtTimeout(), completions);
+                    trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);

@@ -24,8 +24,9 @@ import org.p2psip.servlet.sip.SipEndpoint;
 /**
  * Makes and sends the copy of a request for one target (RFC 3261 §16.6):
  * new Request-URI, Max-Forwards decremented, Record-Route with {@code lr}
- * so the rest of the dialog comes back through this node, Path values
- * pushed as Route, and this node's Via on top. The Record-Route carries a
+ * so the rest of the dialog comes back through the cluster (through its
+ * balancer, when it has one: {@link RecordRoutes}), Path values pushed as
+ * Route, and this node's Via on top. The Record-Route carries a
  * {@link DialogTokens} token for the Call-ID, by which any node of the
  * cluster knows the dialog's later requests as ones it accepted.
  */
@@ -38,12 +39,14 @@ final class Forwarder {
     private final SipEndpoint sip;
     private final LoopDetection loops;
     private final DialogTokens tokens;
+    private final RecordRoutes recordRoutes;
     private final LongAdder sent;
 
-    Forwarder(SipEndpoint sip, LoopDetection loops, DialogTokens tokens, LongAdder sent) {
+    Forwarder(SipEndpoint sip, LoopDetection loops, DialogTokens tokens, RecordRoutes recordRoutes, LongAdder sent) {
         this.sip = sip;
         this.loops = loops;
         this.tokens = tokens;
+        this.recordRoutes = recordRoutes;
         this.sent = sent;
     }
 
@@ -53,9 +56,9 @@ final class Forwarder {
      *
      * @param original      the request as it arrived, which the branch hash is computed from
      * @param recordRoute   whether to insert a Record-Route (dialog-creating requests)
-     * @param inboundTcp    whether the request arrived over a reliable transport
+     * @param inboundTransport the transport the request's sender used to reach the cluster
      */
-    Request copyFor(Request original, Request received, Target target, boolean recordRoute, boolean inboundTcp)
+    Request copyFor(Request original, Request received, Target target, boolean recordRoute, String inboundTransport)
             throws ParseException, InvalidArgumentException, SipException {
         Request copy = (Request) received.clone();
         copy.setRequestURI((URI) target.uri().clone());
@@ -65,14 +68,21 @@ final class Forwarder {
         } else {
             mf.decrementMaxForwards();
         }
-        if (recordRoute) {
-            CallIdHeader callId = (CallIdHeader) received.getHeader(CallIdHeader.NAME);
-            copy.addFirst(recordRoute(inboundTcp, callId == null ? "" : callId.getCallId()));
-        }
         List<String> path = target.path();
         for (int i = path.size() - 1; i >= 0; i--) {
             Address a = sip.addresses().createAddress(path.get(i));
             copy.addFirst(sip.headers().createRouteHeader(a));
+        }
+        if (recordRoute) {
+            CallIdHeader callId = (CallIdHeader) received.getHeader(CallIdHeader.NAME);
+            String token = tokens.token(callId == null ? "" : callId.getCallId());
+            RecordRoutes.Hop towardsSender = recordRoutes.facing(inboundTransport);
+            RecordRoutes.Hop towardsTarget = recordRoutes.facing(nextHopTransport(copy));
+            copy.addFirst(recordRoute(towardsSender, token));
+            if (!towardsTarget.equals(towardsSender)) {
+                // RFC 5658 §3.3: the top value faces the target, the one below it the sender.
+                copy.addFirst(recordRoute(towardsTarget, token));
+            }
         }
         ViaHeader via = sip.headers().createViaHeader(sip.self().uriHost(), sip.self().port(),
                 nextHopTransport(copy), loops.branch(original));
@@ -96,13 +106,15 @@ final class Forwarder {
         sent.increment();
     }
 
-    private RecordRouteHeader recordRoute(boolean tcp, String callId) throws ParseException {
-        SipURI uri = sip.addresses().createSipURI(null, sip.self().uriHost());
-        uri.setPort(sip.self().port());
+    private RecordRouteHeader recordRoute(RecordRoutes.Hop hop, String token) throws ParseException {
+        String host = hop.address().host();
+        SipURI uri = sip.addresses().createSipURI(null, host.indexOf(':') >= 0 && !host.startsWith("[")
+                ? "[" + host + "]" : host);
+        uri.setPort(hop.address().port());
         uri.setLrParam();
-        uri.setParameter(TOKEN_PARAM, tokens.token(callId));
-        if (tcp) {
-            uri.setTransportParam("tcp");
+        uri.setParameter(TOKEN_PARAM, token);
+        if (hop.transport() != null) {
+            uri.setTransportParam(hop.transport());
         }
         return sip.headers().createRecordRouteHeader(sip.addresses().createAddress(uri));
     }

@@ -85,17 +85,20 @@ public final class Proxy {
     private final Executor completions;
     private final LoopDetection loops;
     private final Forwarder forwarder;
+    private final RecordRoutes recordRoutes;
     private final Map<String, ResponseContext> invites = new ConcurrentHashMap<>();
     private final LongAdder branches = new LongAdder();
 
-    public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, Duration timeout, Executor completions) {
+    public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, RecordRoutes recordRoutes,
+                 Duration timeout, Executor completions) {
         this.sip = sip;
         this.locations = locations;
         this.trust = trust;
         this.timeout = timeout;
         this.completions = completions;
         this.loops = new LoopDetection(sip.self());
-        this.forwarder = new Forwarder(sip, loops, trust.dialogTokens(), branches);
+        this.recordRoutes = recordRoutes;
+        this.forwarder = new Forwarder(sip, loops, trust.dialogTokens(), recordRoutes, branches);
     }
 
     /** Requests this proxy has sent on, one per branch, ACKs for 2xx included. */
@@ -134,7 +137,7 @@ public final class Proxy {
         boolean recordRoute = !inDialog && DIALOG_CREATING.contains(request.getMethod());
         String key = invite ? transactionKey(request) : null;
         ResponseContext context = new ResponseContext(sip, forwarder, st, request, processed, recordRoute,
-                arrivedOverTcp(request), () -> {
+                inboundTransport(request), () -> {
                     if (key != null) {
                         invites.remove(key);
                     }
@@ -259,7 +262,7 @@ public final class Proxy {
         resolve(processed, routing.routedHere(), toTag(ack) != null, passedThroughCluster(ack), groups -> {
             Target first = groups.get(0).get(0);
             try {
-                forwarder.sendStatelessly(forwarder.copyFor(ack, processed, first, false, false));
+                forwarder.sendStatelessly(forwarder.copyFor(ack, processed, first, false, null));
             } catch (Exception e) {
                 LOG.debug("could not forward ACK to {}: {}", first.uri(), e.toString());
             }
@@ -424,7 +427,7 @@ public final class Proxy {
         boolean routedHere = false;
         boolean recorded = false;
         String callId = r.getHeader(CallIdHeader.NAME) instanceof CallIdHeader c ? c.getCallId() : null;
-        if (sip.self().isSelf(r.getRequestURI()) && r.getRequestURI() instanceof SipURI s && s.hasLrParam()) {
+        if (isOurs(r.getRequestURI()) && r.getRequestURI() instanceof SipURI s && s.hasLrParam()) {
             // The previous hop is a strict router: the real Request-URI is the last Route value.
             RouteHeader last = lastRoute(r);
             if (last != null) {
@@ -434,7 +437,7 @@ public final class Proxy {
                 routedHere = true;
             }
         }
-        while (r.getHeader(RouteHeader.NAME) instanceof RouteHeader top && sip.self().isSelf(top.getAddress().getURI())) {
+        while (r.getHeader(RouteHeader.NAME) instanceof RouteHeader top && isOurs(top.getAddress().getURI())) {
             if (top.getAddress().getURI() instanceof SipURI ours
                     && trust.dialogTokens().valid(callId, ours.getParameter(Forwarder.TOKEN_PARAM))) {
                 recorded = true;
@@ -443,6 +446,11 @@ public final class Proxy {
             routedHere = true;
         }
         return new Routing(routedHere, recorded);
+    }
+
+    /** This node's address, or the front's it record-routes with (§16.4: "indicates this proxy"). */
+    private boolean isOurs(javax.sip.address.URI uri) {
+        return sip.self().isSelf(uri) || recordRoutes.names(uri);
     }
 
     private static RouteHeader lastRoute(Request r) {
@@ -483,9 +491,22 @@ public final class Proxy {
         return to == null ? null : to.getTag();
     }
 
-    private static boolean arrivedOverTcp(Request r) {
-        ViaHeader via = (ViaHeader) r.getHeader(ViaHeader.NAME);
-        return via != null && "TCP".equalsIgnoreCase(via.getTransport());
+    /**
+     * The transport the request's sender used to reach the cluster: the top
+     * Via's, or, when the top Via is the front's (the balancer relays to
+     * nodes over UDP whatever the client used), the Via below it.
+     */
+    private String inboundTransport(Request r) {
+        List<Header> vias = HeaderLists.of(r, ViaHeader.NAME);
+        if (vias.isEmpty()) {
+            return "UDP";
+        }
+        ViaHeader top = (ViaHeader) vias.get(0);
+        if (vias.size() > 1 && !sip.self().isSentBy(top.getHost(), top.getPort())
+                && recordRoutes.isSentBy(top.getHost(), top.getPort())) {
+            return ((ViaHeader) vias.get(1)).getTransport();
+        }
+        return top.getTransport();
     }
 
     /** INVITE and its CANCEL share the top Via's branch and sent-by (RFC 3261 §9.2). */

@@ -52,7 +52,7 @@ final class ResponseContext {
     private final Request processed;
     private final boolean invite;
     private final boolean recordRoute;
-    private final boolean inboundTcp;
+    private final String inboundTransport;
     private final Runnable onFinished;
 
     private final Deque<List<Target>> groups = new ArrayDeque<>();
@@ -66,7 +66,7 @@ final class ResponseContext {
     private boolean succeeded;
 
     ResponseContext(SipEndpoint sip, Forwarder forwarder, ServerTransaction st, Request original,
-                    Request processed, boolean recordRoute, boolean inboundTcp, Runnable onFinished) {
+                    Request processed, boolean recordRoute, String inboundTransport, Runnable onFinished) {
         this.sip = sip;
         this.forwarder = forwarder;
         this.st = st;
@@ -74,7 +74,7 @@ final class ResponseContext {
         this.processed = processed;
         this.invite = Request.INVITE.equals(original.getMethod());
         this.recordRoute = recordRoute;
-        this.inboundTcp = inboundTcp;
+        this.inboundTransport = inboundTransport;
         this.onFinished = onFinished;
     }
 
@@ -182,7 +182,7 @@ final class ResponseContext {
 
     private void launch(Target target) {
         try {
-            Request copy = forwarder.copyFor(original, processed, target, recordRoute, inboundTcp);
+            Request copy = forwarder.copyFor(original, processed, target, recordRoute, inboundTransport);
             pending.add(forwarder.send(copy, this));
         } catch (Exception e) {
             LOG.debug("cannot forward to {}: {}", target.uri(), e.toString());

@@ -54,15 +54,15 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     private final EdgeGuards guards;
     private final String stackName;
     private final UdpStatelessResponder responder;
-    private final CallIdLaneQueue lanes;
+    private final CallOrderedQueue calls;
 
     GuardedUdpProcessor(InetAddress address, SIPTransactionStack stack, int port) throws IOException {
         super(address, stack, port);
         this.stackName = stack instanceof SipStack s ? s.getStackName() : "sip";
         this.guards = EdgeGuards.of(stackName);
         this.responder = new UdpStatelessResponder(sock, guards);
-        this.lanes = new CallIdLaneQueue(workerThreads());
-        this.messageQueue = lanes;
+        this.calls = new CallOrderedQueue();
+        this.messageQueue = calls;
     }
 
     /**
@@ -97,7 +97,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     @Override
     public void run() {
         messageChannels = new LinkedList<>();
-        for (int i = 0; i < lanes.laneCount(); i++) {
+        for (int i = 0; i < workerThreads(); i++) {
             messageChannels.add(new Channel(sipStack, this, stackName + "-UDPMessageChannelThread-" + i));
         }
         Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
@@ -150,16 +150,16 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
             return;
         }
         if (isNewRequest(data, length)) {
-            long oldest = lanes.oldestReceptionMillis();
+            long oldest = calls.oldestReceptionMillis();
             long waited = oldest < 0 ? 0 : Math.max(0, (System.currentTimeMillis() - oldest) * 1_000_000L);
-            if (!guards.overload().admit(waited, lanes.size(), now)) {
+            if (!guards.overload().admit(waited, calls.size(), now)) {
                 guards.countShed();
                 refuse(data, length, packet, 503);
                 return;
             }
         }
         byte[] copy = Arrays.copyOf(data, length);
-        lanes.offer(new DatagramQueuedMessageDispatch(
+        calls.offer(new DatagramQueuedMessageDispatch(
                 new DatagramPacket(copy, length, source, packet.getPort()), System.currentTimeMillis()));
     }
 

@@ -236,6 +236,18 @@ class LbRouterTest {
     }
 
     @Test
+    void itsOwnRouteEntryWrittenByANodeGoesOnToTheNode() {
+        EmbeddedChannel ch = channel(BalancingPolicy.CALL_ID);
+        String routed = LbText.invite("rt", "z9hG4bKr").replace("Max-Forwards: 70\n",
+                "Max-Forwards: 70\nRoute: <sip:127.0.0.1:5060;lr;dt=abc123>\n");
+
+        ch.writeInbound(LbText.udp(routed));
+
+        String out = egress.only().text();
+        assertTrue(out.contains("\r\nRoute: <sip:127.0.0.1:5060;lr;dt=abc123>\r\n"), out);
+    }
+
+    @Test
     void aRouteNamingItsTlsListenerIsRemovedToo() {
         BalancerIdentity secure = BalancerIdentity.of(SELF).withSecure(HostPort.parse("127.0.0.1:5059"));
         EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
