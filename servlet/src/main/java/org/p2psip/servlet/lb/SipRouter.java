@@ -104,7 +104,10 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     }
 
     private void request(SipMessage m) {
-        if (cameRoundAgain(m)) {
+        boolean outbound = fromNode(m);
+        // A node's request out to a UA carries the balancer's Via from its way in: a spiral, not a
+        // loop (§16.3 item 4); Max-Forwards and the nodes' own loop detection still bound it.
+        if (!outbound && cameRoundAgain(m)) {
             answer(m, 482, "Loop Detected");
             return;
         }
@@ -116,10 +119,21 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             answer(m, 483, "Too Many Hops");
             return;
         }
-        Optional<NodeSet.Node> node = selector.choose(m, nanoTime.getAsLong());
-        if (node.isEmpty()) {
-            answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfterSeconds);
-            return;
+        InetSocketAddress destination;
+        if (outbound) {
+            Optional<InetSocketAddress> target = outboundTarget(m);
+            if (target.isEmpty()) {
+                answer(m, 502, "Bad Gateway");
+                return;
+            }
+            destination = target.get();
+        } else {
+            Optional<NodeSet.Node> node = selector.choose(m, nanoTime.getAsLong());
+            if (node.isEmpty()) {
+                answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfterSeconds);
+                return;
+            }
+            destination = node.get().socket();
         }
         ReturnAddress back = returnAddress(m);
         byte[] b = m.bytes();
@@ -149,7 +163,31 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             return;
         }
         counters.countRequestForwarded();
-        egress.toNode(node.get().socket(), out);
+        egress.toNode(destination, out);
+    }
+
+    /**
+     * Whether a node sent this request out through the balancer, towards a
+     * UA (it put the balancer's address first in Route): it goes to that
+     * UA, not to a node, and the UA's responses come back here and on to
+     * the node by this balancer's Via, so the UA only ever talks to the
+     * balancer.
+     */
+    private boolean fromNode(SipMessage m) {
+        return nodes != null && m.frame().transport() == Transport.UDP && nodes.at(m.frame().sender()).isPresent();
+    }
+
+    /** Where a node's outbound request goes: the next Route entry not naming the balancer, else its Request-URI. */
+    private Optional<InetSocketAddress> outboundTarget(SipMessage m) {
+        TopRoute route = m.topRoute();
+        if (route != null && !namesSelf(route.uri())) {
+            return UdpTarget.of(route.uri());
+        }
+        if (route != null && route.nextStart() >= 0) {
+            // A further Route after the balancer's: the node pushed the balancer in front of a Path.
+            return Optional.empty();
+        }
+        return UdpTarget.of(m.requestUri());
     }
 
     private void response(SipMessage m) {

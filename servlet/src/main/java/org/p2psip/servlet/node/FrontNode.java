@@ -177,8 +177,8 @@ public final class FrontNode implements AutoCloseable {
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
                             settings.protection().retryAfter()));
             RecordRoutes recordRoutes = trust.recordRoute().isPresent()
-                    ? new RecordRoutes(trust.recordRoute().get(), trust.recordRouteTls())
-                    : new RecordRoutes(self.hostPort(), ownTls);
+                    ? new RecordRoutes(trust.recordRoute().get(), trust.recordRouteTls(), true)
+                    : new RecordRoutes(self.hostPort(), ownTls, false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, guards.input()));

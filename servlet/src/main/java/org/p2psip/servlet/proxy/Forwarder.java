@@ -84,6 +84,10 @@ final class Forwarder {
                 copy.addFirst(recordRoute(towardsTarget, token));
             }
         }
+        if (recordRoutes.front() && path.isEmpty() && copy.getHeader(RouteHeader.NAME) == null
+                && "UDP".equals(nextHopTransport(copy)) && numericHost(target.uri())) {
+            copy.addFirst(sip.headers().createRouteHeader(sip.addresses().createAddress(frontRoute())));
+        }
         ViaHeader via = sip.headers().createViaHeader(sip.self().uriHost(), sip.self().port(),
                 nextHopTransport(copy), loops.branch(original));
         via.setRPort();
@@ -117,6 +121,25 @@ final class Forwarder {
             uri.setTransportParam(hop.transport());
         }
         return sip.headers().createRecordRouteHeader(sip.addresses().createAddress(uri));
+    }
+
+    /** {@code sip:FRONT;lr}: the balancer as this request's outbound proxy. */
+    private SipURI frontRoute() throws ParseException {
+        String host = recordRoutes.plain().host();
+        SipURI uri = sip.addresses().createSipURI(null, host.indexOf(':') >= 0 && !host.startsWith("[")
+                ? "[" + host + "]" : host);
+        uri.setPort(recordRoutes.plain().port());
+        uri.setLrParam();
+        return uri;
+    }
+
+    /** Whether the target names an IP address, which the balancer reaches without a DNS lookup. */
+    private static boolean numericHost(URI uri) {
+        if (!(uri instanceof SipURI sip) || sip.isSecure() || sip.getHost() == null) {
+            return false;
+        }
+        String h = sip.getHost();
+        return h.startsWith("[") || h.indexOf(':') >= 0 || (!h.isEmpty() && h.chars().allMatch(c -> (c >= '0' && c <= '9') || c == '.'));
     }
 
     /** The transport JAIN-SIP's router will pick: the top Route's, else the Request-URI's (RFC 3263 without DNS). */

@@ -25,10 +25,16 @@ import org.p2psip.core.net.HostPort;
  * then writes two values, one facing each side (RFC 5658 §3.3,
  * double Record-Route), each with its {@code transport} parameter kept.
  *
+ * <p>Behind a balancer the node also sends its requests to UAs through it
+ * (as the first Route), when the balancer can reach the UA: over UDP at an
+ * IP address. The UA then only ever exchanges messages with the balancer,
+ * and its answers come back to the node by the balancer's Via.
+ *
  * @param plain  the UDP and TCP address
  * @param secure the TLS address, if there is one
+ * @param front  whether these are the balancer's addresses rather than the node's own
  */
-public record RecordRoutes(HostPort plain, Optional<HostPort> secure) {
+public record RecordRoutes(HostPort plain, Optional<HostPort> secure, boolean front) {
 
     public RecordRoutes {
         Objects.requireNonNull(plain, "plain");

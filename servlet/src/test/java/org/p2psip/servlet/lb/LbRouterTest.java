@@ -248,6 +248,40 @@ class LbRouterTest {
     }
 
     @Test
+    void aNodesRequestThroughTheBalancerGoesToItsUaWithTheBalancersViaOnTop() {
+        EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
+                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
+                        System::nanoTime));
+        String fromNode = LbText.invite("out", "z9hG4bKp2pout")
+                .replace("INVITE sip:bob@example.com", "INVITE sip:bob@192.0.2.44:5088")
+                .replace("Via: SIP/2.0/UDP 127.0.0.1:5070", "Via: SIP/2.0/UDP 127.0.0.1:5062")
+                .replace("Max-Forwards: 70\n", "Max-Forwards: 70\nRoute: <sip:127.0.0.1:5060;lr>\n");
+
+        ch.writeInbound(new SipFrame(LbText.crlf(fromNode), new InetSocketAddress("127.0.0.1", 5062), Transport.UDP, 0));
+
+        Sent s = egress.only();
+        assertEquals(new InetSocketAddress("192.0.2.44", 5088), s.to(), "to the UA, not to a node");
+        assertFalse(s.text().contains("Route:"), s.text());
+        assertTrue(s.text().split("\r\n")[1].startsWith("Via: SIP/2.0/UDP 127.0.0.1:5060;branch="), s.text());
+    }
+
+    @Test
+    void aNodesRequestForAUaTheBalancerCannotReachIs502() {
+        EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
+                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
+                        System::nanoTime));
+        String fromNode = LbText.invite("out2", "z9hG4bKp2pout2")
+                .replace("INVITE sip:bob@example.com", "INVITE sip:bob@phone.example.com;transport=tcp")
+                .replace("Via: SIP/2.0/UDP 127.0.0.1:5070", "Via: SIP/2.0/UDP 127.0.0.1:5062");
+
+        ch.writeInbound(new SipFrame(LbText.crlf(fromNode), new InetSocketAddress("127.0.0.1", 5062), Transport.UDP, 0));
+
+        Sent s = egress.only();
+        assertFalse(s.toNode(), "answered to the node, not sent anywhere");
+        assertTrue(s.text().startsWith("SIP/2.0 502 "), s.text());
+    }
+
+    @Test
     void aRouteNamingItsTlsListenerIsRemovedToo() {
         BalancerIdentity secure = BalancerIdentity.of(SELF).withSecure(HostPort.parse("127.0.0.1:5059"));
         EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),

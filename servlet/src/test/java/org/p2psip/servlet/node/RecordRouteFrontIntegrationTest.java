@@ -37,10 +37,19 @@ class RecordRouteFrontIntegrationTest {
                 ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty());
     }
 
+    /**
+     * Registers {@code contact} under a host name: the node sends to a UA at
+     * a name itself, so these tests see the INVITE at the UA, not at the
+     * stand-in front.
+     */
     private static void register(UdpPeer ua, FrontNode node, String user, UdpPeer contact) throws Exception {
+        register(ua, node, user, "localhost:" + contact.port());
+    }
+
+    private static void register(UdpPeer ua, FrontNode node, String user, String contactHostPort) throws Exception {
         String aor = "sip:" + user + "@example.com";
         ua.send(RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), aor, aor, "r-" + user, 1)
-                .with("Contact: <sip:" + user + "@" + contact.hostPort() + ">").text(), node.sipAddress());
+                .with("Contact: <sip:" + user + "@" + contactHostPort + ">").text(), node.sipAddress());
         assertEquals(200, ua.expectResponse("REGISTER", 200).status());
     }
 
@@ -71,7 +80,7 @@ class RecordRouteFrontIntegrationTest {
                     assertEquals(200, caller.expectResponse("INVITE", 200).status());
                 }
 
-                caller.send(RequestText.request("BYE", "sip:" + user + "@" + callee.hostPort())
+                caller.send(RequestText.request("BYE", "sip:" + user + "@localhost:" + callee.port())
                         .with("Via: SIP/2.0/UDP " + caller.hostPort() + ";branch=" + UdpPeer.branch())
                         .with("Route: " + recordRoute)
                         .with("From: <sip:alice@elsewhere.test>;tag=a1").with("To: <" + aor + ">;tag=b1")
@@ -85,6 +94,27 @@ class RecordRouteFrontIntegrationTest {
             } finally {
                 node2.close();
             }
+        }
+    }
+
+    @Test
+    void aRequestForAUaAtAnAddressGoesOutThroughTheFront() throws Exception {
+        String store = "front-out-" + UUID.randomUUID();
+        try (UdpPeer front = new UdpPeer(); UdpPeer caller = new UdpPeer(); UdpPeer callee = new UdpPeer();
+             FrontNode node = FrontNode.start(settings(store, HostPort.parse(front.hostPort())))) {
+            String user = "erin-" + UUID.randomUUID().toString().substring(0, 6);
+            String aor = "sip:" + user + "@example.com";
+            register(caller, node, user, callee.hostPort());
+            caller.send(RequestText.standard("INVITE", aor, caller.hostPort(), "sip:alice@elsewhere.test", aor,
+                    "front-out-" + user, 1).with("Contact: <sip:alice@" + caller.hostPort() + ">").text(),
+                    node.sipAddress());
+
+            SipText invite = front.expectRequest("INVITE");
+            assertEquals("INVITE sip:" + user + "@" + callee.hostPort() + " SIP/2.0", invite.firstLine());
+            List<String> routes = invite.headers("route");
+            assertEquals(1, routes.size(), routes.toString());
+            assertTrue(routes.get(0).contains("sip:" + front.hostPort() + ";lr") && !routes.get(0).contains("dt="),
+                    routes.toString());
         }
     }
 

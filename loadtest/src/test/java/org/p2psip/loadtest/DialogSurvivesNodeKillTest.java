@@ -1,0 +1,107 @@
+package org.p2psip.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Calls outlive the node that set them up: 300 calls through the balancer
+ * and a 3-node cluster are held open, one node is SIGKILLed, and then
+ * every caller hangs up along its route set (SIPp's {@code rrs}). The
+ * cluster record-routes through the balancer, so each BYE reaches a live
+ * node that routes it to the callee; a route set naming the dead node would
+ * leave a third of them unanswered.
+ */
+@Timeout(300)
+class DialogSurvivesNodeKillTest {
+
+    private static final int CALLS = 300;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void everyByeOfCallsHeldAcrossANodeKillGets200() throws Exception {
+        try (AuthenticatedCluster cluster = AuthenticatedCluster.startWithDefaults(work, "hazelcast", 3,
+                "--probe-interval", "1000", "--probe-failures", "3")) {
+            cluster.importUsers("held", 1);
+            int uasPort = FreePort.udpAndTcp();
+            Process uas = Sipp.startBackground(work, "-sf", Path.of("sipp", "uas-record-route.xml").toAbsolutePath().toString(),
+                    "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
+            try {
+                String lb = "127.0.0.1:" + cluster.lbPort();
+                Sipp.Result register = Sipp.registerOneWithPassword(work, "heldu0",
+                        AuthenticatedCluster.password("heldu0"), "127.0.0.1:" + uasPort, lb);
+                assertEquals(0, register.exitCode(), register.toString());
+
+                Path stats = work.resolve("held-stats.csv");
+                CompletableFuture<Sipp.Result> calls = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return Sipp.run(work, Duration.ofSeconds(150),
+                                "-sf", Path.of("sipp", "call-hold.xml").toAbsolutePath().toString(),
+                                "-s", "heldu0", "-m", Integer.toString(CALLS), "-r", "50", "-l", Integer.toString(CALLS),
+                                "-d", "25000", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                                "-trace_stat", "-stf", stats.toString(), "-fd", "1",
+                                "-trace_err", "-error_file", work.resolve("held-errors.log").toString(), lb);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                awaitCurrentCalls(stats, CALLS, Duration.ofSeconds(60));
+
+                long victim = cluster.nodePids().get(2);
+                ProcessHandle node = ProcessHandle.of(victim).orElseThrow();
+                assertTrue(node.destroyForcibly(), "SIGKILL sent");
+                node.onExit().get(10, TimeUnit.SECONDS);
+
+                Sipp.Result result = calls.get(200, TimeUnit.SECONDS);
+                String why = result + "\n" + (Files.exists(work.resolve("held-errors.log"))
+                        ? Files.readString(work.resolve("held-errors.log"), StandardCharsets.ISO_8859_1).lines()
+                                .limit(30).reduce("", (a, b) -> a + "\n" + b) : "");
+                assertEquals(CALLS, result.successful(), why);
+                assertEquals(0, result.failed(), why);
+                assertTrue(uas.isAlive(), "the SIPp uas died during the run");
+            } finally {
+                uas.destroy();
+                uas.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Polls SIPp's statistics file until {@code count} calls are up at once. */
+    private static void awaitCurrentCalls(Path stats, int count, Duration timeout) throws Exception {
+        Instant deadline = Instant.now().plus(timeout);
+        String last = "";
+        while (Instant.now().isBefore(deadline)) {
+            if (Files.exists(stats)) {
+                List<String> lines = Files.readAllLines(stats, StandardCharsets.ISO_8859_1);
+                if (lines.size() >= 2) {
+                    List<String> names = Arrays.asList(lines.get(0).split(";"));
+                    String[] values = lines.get(lines.size() - 1).split(";");
+                    int at = names.indexOf("CurrentCall");
+                    if (at >= 0 && at < values.length) {
+                        last = values[at];
+                        if (Long.parseLong(values[at].trim()) >= count) {
+                            return;
+                        }
+                    }
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError("never " + count + " calls up at once (last CurrentCall " + last + ")");
+    }
+}
