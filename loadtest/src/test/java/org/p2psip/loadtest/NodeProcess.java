@@ -38,7 +38,16 @@ final class NodeProcess implements AutoCloseable {
 
     /** Starts {@code p2psip ARGS...} with {@code env} added to its environment (the cluster secret, ...). */
     static NodeProcess start(Map<String, String> env, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+        return start(List.of(), env, args);
+    }
+
+    /** Starts {@code p2psip ARGS...} on a host of a {@link NetnsBed} ({@code ip netns exec} execs, so the pid is java's). */
+    static NodeProcess startOn(NetnsBed.Host host, String... args) throws IOException {
+        return start(host.exec(), Map.of(), args);
+    }
+
+    private static NodeProcess start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms256m");
         // The flags the p2psip launcher gives Hazelcast, so nodes run here as they do there.

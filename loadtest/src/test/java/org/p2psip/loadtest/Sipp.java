@@ -46,7 +46,16 @@ final class Sipp {
 
     /** Starts SIPp in the background, e.g. as a UAS; the caller destroys it. */
     static Process startBackground(Path workDir, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+        return startBackground(List.of(), workDir, args);
+    }
+
+    /** As {@link #startBackground(Path, String...)}, on a host of a {@link NetnsBed}. */
+    static Process startBackground(NetnsBed.Host host, Path workDir, String... args) throws IOException {
+        return startBackground(host.exec(), workDir, args);
+    }
+
+    private static Process startBackground(List<String> prefix, Path workDir, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(binary());
         command.addAll(List.of(args));
         command.add("-nostdin");
@@ -58,8 +67,19 @@ final class Sipp {
 
     /** Runs SIPp to completion, killing it if it overruns {@code timeout}. */
     static Result run(Path workDir, Duration timeout, String... args) throws IOException, InterruptedException {
+        return run(List.of(), workDir, timeout, args);
+    }
+
+    /** As {@link #run(Path, Duration, String...)}, on a host of a {@link NetnsBed}. */
+    static Result run(NetnsBed.Host host, Path workDir, Duration timeout, String... args)
+            throws IOException, InterruptedException {
+        return run(host.exec(), workDir, timeout, args);
+    }
+
+    private static Result run(List<String> prefix, Path workDir, Duration timeout, String... args)
+            throws IOException, InterruptedException {
         Path screen = Files.createTempFile(workDir, "sipp-screen", ".log");
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(prefix);
         command.add(binary());
         command.addAll(List.of(args));
         command.addAll(List.of("-nostdin", "-trace_screen", "-screen_file", screen.toString(),
