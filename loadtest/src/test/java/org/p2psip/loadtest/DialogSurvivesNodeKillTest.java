@@ -7,9 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -60,7 +57,7 @@ class DialogSurvivesNodeKillTest {
                         throw new IllegalStateException(e);
                     }
                 });
-                awaitCurrentCalls(stats, CALLS, Duration.ofSeconds(60));
+                HostsClusterTest.awaitCurrentCalls(stats, CALLS, Duration.ofSeconds(60));
 
                 long victim = cluster.nodePids().get(2);
                 ProcessHandle node = ProcessHandle.of(victim).orElseThrow();
@@ -79,29 +76,5 @@ class DialogSurvivesNodeKillTest {
                 uas.waitFor(5, TimeUnit.SECONDS);
             }
         }
-    }
-
-    /** Polls SIPp's statistics file until {@code count} calls are up at once. */
-    private static void awaitCurrentCalls(Path stats, int count, Duration timeout) throws Exception {
-        Instant deadline = Instant.now().plus(timeout);
-        String last = "";
-        while (Instant.now().isBefore(deadline)) {
-            if (Files.exists(stats)) {
-                List<String> lines = Files.readAllLines(stats, StandardCharsets.ISO_8859_1);
-                if (lines.size() >= 2) {
-                    List<String> names = Arrays.asList(lines.get(0).split(";"));
-                    String[] values = lines.get(lines.size() - 1).split(";");
-                    int at = names.indexOf("CurrentCall");
-                    if (at >= 0 && at < values.length) {
-                        last = values[at];
-                        if (Long.parseLong(values[at].trim()) >= count) {
-                            return;
-                        }
-                    }
-                }
-            }
-            TimeUnit.MILLISECONDS.sleep(200);
-        }
-        throw new AssertionError("never " + count + " calls up at once (last CurrentCall " + last + ")");
     }
 }

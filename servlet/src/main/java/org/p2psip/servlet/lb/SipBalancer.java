@@ -123,7 +123,8 @@ public final class SipBalancer implements AutoCloseable {
         for (NodeSet.Node n : nodes.all()) {
             InetAddress a = n.socket().getAddress();
             if (port != 0 && n.socket().getPort() == port
-                    && (a.equals(bindAddress) || bindAddress.isAnyLocalAddress() || a.isAnyLocalAddress())) {
+                    && (a.equals(bindAddress) || a.isAnyLocalAddress()
+                        || bindAddress.isAnyLocalAddress() && isLocal(a))) {
                 throw new BalancerStartException("node " + n.address()
                         + " is the balancer's own address; it would forward requests to itself");
             }
@@ -334,6 +335,18 @@ public final class SipBalancer implements AutoCloseable {
         }
         for (EventLoopGroup g : groups) {
             g.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Whether {@code a} is an address of this host, which a wildcard bind also listens on. */
+    private static boolean isLocal(InetAddress a) {
+        if (a.isLoopbackAddress()) {
+            return true;
+        }
+        try {
+            return java.net.NetworkInterface.getByInetAddress(a) != null;
+        } catch (java.net.SocketException e) {
+            return false;
         }
     }
 

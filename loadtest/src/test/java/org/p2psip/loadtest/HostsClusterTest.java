@@ -1,0 +1,140 @@
+package org.p2psip.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster as it is deployed: the balancer, three hazelcast nodes, the
+ * callee and the caller each on a host of its own (network namespaces on
+ * a bridge), every process bound to all interfaces and told its address
+ * with {@code --advertise}. The UAs know only the balancer's address. 500
+ * calls are held up, one node is SIGKILLed, then every caller hangs up
+ * along its route set: each BYE must reach the callee and be answered.
+ */
+@Timeout(300)
+class HostsClusterTest {
+
+    private static final int CALLS = 500;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void callsHeldAcrossANodeKillAllHangUpWithTheUasKnowingOnlyTheBalancer() throws Exception {
+        try (NetnsBed bed = NetnsBed.create(6)) {
+            NetnsBed.Host lbHost = bed.host(1);
+            List<NetnsBed.Host> nodeHosts = List.of(bed.host(2), bed.host(3), bed.host(4));
+            NetnsBed.Host calleeHost = bed.host(5);
+            NetnsBed.Host callerHost = bed.host(6);
+            String lb = lbHost.address() + ":5060";
+            String secret = "hosts-" + UUID.randomUUID();
+            List<NodeProcess> processes = new ArrayList<>();
+            try {
+                for (NetnsBed.Host h : nodeHosts) {
+                    List<String> args = new ArrayList<>(List.of("node", "--dht", "hazelcast", "--sip", "0.0.0.0:5060",
+                            "--advertise", h.address(), "--overlay", h.address() + ":7001", "--replicas", "2",
+                            "--cluster-secret", secret, "--domain", "p2psip.test", "--alias", lb,
+                            "--record-route", lb, "--auth", "none"));
+                    if (h != nodeHosts.get(0)) {
+                        args.addAll(List.of("--bootstrap", nodeHosts.get(0).address() + ":7001"));
+                    }
+                    NodeProcess p = NodeProcess.startOn(h, args.toArray(String[]::new));
+                    processes.add(p);
+                    p.awaitOutput("listening on sip:" + h.address() + ":5060", Duration.ofSeconds(90));
+                }
+                NodeProcess balancer = NodeProcess.startOn(lbHost, "lb", "--sip", "0.0.0.0:5060", "--advertise",
+                        lbHost.address(), "--nodes", String.join(",", nodeHosts.stream().map(h -> h.address() + ":5060")
+                                .toList()), "--probe-interval", "1000", "--probe-failures", "3");
+                processes.add(balancer);
+                balancer.awaitOutput("listening on sip:", Duration.ofSeconds(60));
+
+                Path csv = work.resolve("callee.csv");
+                Files.write(csv, List.of("SEQUENTIAL", "callee;" + calleeHost.address() + ":5070"),
+                        StandardCharsets.ISO_8859_1);
+                Sipp.Result registered = Sipp.run(calleeHost, work, Duration.ofSeconds(30),
+                        "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
+                        "-key", "regcseq", "1", "-m", "1", "-i", calleeHost.address(), "-p", "5071", lb);
+                assertEquals(1, registered.successful(), registered.toString());
+
+                Process uas = Sipp.startBackground(calleeHost, work, "-sf",
+                        Path.of("sipp", "uas-record-route.xml").toAbsolutePath().toString(),
+                        "-i", calleeHost.address(), "-p", "5070");
+                try {
+                    Path stats = work.resolve("hosts-stats.csv");
+                    CompletableFuture<Sipp.Result> calls = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return Sipp.run(callerHost, work, Duration.ofSeconds(150),
+                                    "-sf", Path.of("sipp", "call-hold.xml").toAbsolutePath().toString(),
+                                    "-s", "callee", "-m", Integer.toString(CALLS), "-r", "50",
+                                    "-l", Integer.toString(CALLS), "-d", "25000",
+                                    "-i", callerHost.address(), "-p", "5080",
+                                    "-trace_stat", "-stf", stats.toString(), "-fd", "1",
+                                    "-trace_err", "-error_file", work.resolve("hosts-errors.log").toString(), lb);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    awaitCurrentCalls(stats, CALLS, Duration.ofSeconds(90));
+                    processes.get(1).kill();
+
+                    Sipp.Result result = calls.get(200, TimeUnit.SECONDS);
+                    String why = result + "\n" + (Files.exists(work.resolve("hosts-errors.log"))
+                            ? Files.readString(work.resolve("hosts-errors.log"), StandardCharsets.ISO_8859_1).lines()
+                                    .limit(30).reduce("", (a, b) -> a + "\n" + b) : "");
+                    System.out.println("[hosts cluster] " + result.successful() + " of " + CALLS
+                            + " calls hung up with 200 after node 2 was killed");
+                    assertEquals(CALLS, result.successful(), why);
+                    assertEquals(0, result.failed(), why);
+                    assertTrue(uas.isAlive(), "the SIPp uas died during the run");
+                } finally {
+                    uas.destroy();
+                    uas.waitFor(5, TimeUnit.SECONDS);
+                }
+            } finally {
+                for (NodeProcess p : processes) {
+                    p.close();
+                }
+            }
+        }
+    }
+
+    /** Polls SIPp's statistics file until {@code count} calls are up at once. */
+    static void awaitCurrentCalls(Path stats, int count, Duration timeout) throws Exception {
+        Instant deadline = Instant.now().plus(timeout);
+        String last = "";
+        while (Instant.now().isBefore(deadline)) {
+            if (Files.exists(stats)) {
+                List<String> lines = Files.readAllLines(stats, StandardCharsets.ISO_8859_1);
+                if (lines.size() >= 2) {
+                    List<String> names = Arrays.asList(lines.get(0).split(";"));
+                    String[] values = lines.get(lines.size() - 1).split(";");
+                    int at = names.indexOf("CurrentCall");
+                    if (at >= 0 && at < values.length) {
+                        last = values[at];
+                        if (Long.parseLong(values[at].trim()) >= count) {
+                            return;
+                        }
+                    }
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+        throw new AssertionError("never " + count + " calls up at once (last CurrentCall " + last + ")");
+    }
+}
