@@ -15,6 +15,12 @@ import java.time.Duration;
  * Refusing early is cheap and lets a cold node serve what it can while
  * its compiler warms up.
  *
+ * <p>As in CoDel, a delay above the bound refuses only once it has lasted
+ * half the bound again: a queue that a garbage collection or a moment
+ * without CPU left behind drains in milliseconds, and refusing it would
+ * fail requests the node is about to serve. A queue that stays behind is
+ * overload.
+ *
  * <p>The gate also tells upstream clients how much to cut before they are
  * refused (RFC 7339's loss algorithm, the {@code oc} Via parameter): the
  * share of messages it refused over the last second, plus headroom.
@@ -24,7 +30,10 @@ public final class OverloadGate {
     private static final long WINDOW_NANOS = 1_000_000_000L;
 
     private final long maxDelayNanos;
+    private final long persistNanos;
     private final int maxDepth;
+    private boolean delayed;
+    private long delayedSince;
     private long windowStart = Long.MIN_VALUE;
     private long admittedInWindow;
     private long shedInWindow;
@@ -42,17 +51,27 @@ public final class OverloadGate {
             throw new IllegalArgumentException("the queue bound must be at least 1, not " + maxDepth);
         }
         this.maxDelayNanos = maxDelay.toNanos();
+        this.persistNanos = maxDelayNanos / 2;
         this.maxDepth = maxDepth;
     }
 
     /**
      * Whether a new request that arrives at {@code nowNanos} may be queued,
-     * given how long the oldest queued message has waited and how many wait.
+     * given how long the oldest queued message has waited and how many wait:
+     * not when the wait has been over the bound for half the bound, or the
+     * queue is full.
      * Called by the one thread that receives; not thread-safe.
      */
     public boolean admit(long oldestWaitNanos, int depth, long nowNanos) {
         roll(nowNanos);
-        boolean admit = oldestWaitNanos <= maxDelayNanos && depth < maxDepth;
+        if (oldestWaitNanos <= maxDelayNanos) {
+            delayed = false;
+        } else if (!delayed) {
+            delayed = true;
+            delayedSince = nowNanos;
+        }
+        boolean persistentlyDelayed = delayed && nowNanos - delayedSince >= persistNanos;
+        boolean admit = !persistentlyDelayed && depth < maxDepth;
         if (admit) {
             admittedInWindow++;
         } else {

@@ -19,9 +19,22 @@ class OverloadGateTest {
     }
 
     @Test
-    void anOldQueueHeadRefusesNewRequests() {
+    void aQueueHeadOldForHalfTheBoundAgainRefusesNewRequests() {
         OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
-        assertFalse(gate.admit(101 * MS, 1, 0));
+        assertTrue(gate.admit(101 * MS, 1, 0), "a delay just seen may be a pause that is draining");
+        assertTrue(gate.admit(140 * MS, 1, 49 * MS));
+        assertFalse(gate.admit(150 * MS, 1, 50 * MS));
+        assertFalse(gate.admit(300 * MS, 1, 400 * MS));
+    }
+
+    @Test
+    void aDelayThatDrainsInTimeRefusesNothing() {
+        OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
+        assertTrue(gate.admit(180 * MS, 1, 0));
+        assertTrue(gate.admit(3 * MS, 1, 30 * MS));
+        assertTrue(gate.admit(120 * MS, 1, 60 * MS), "a new spell of delay starts its own clock");
+        assertTrue(gate.admit(130 * MS, 1, 100 * MS));
+        assertFalse(gate.admit(170 * MS, 1, 110 * MS));
     }
 
     @Test
@@ -33,8 +46,9 @@ class OverloadGateTest {
     @Test
     void theReductionAsksForTheRefusedShareWithHeadroom() {
         OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
+        // Delayed from 0 to 79 ms: refused from 50 ms on, 30 of 100.
         for (int i = 0; i < 100; i++) {
-            gate.admit(i < 30 ? 500 * MS : 0, 1, i * MS);
+            gate.admit(i < 80 ? 500 * MS : 0, 1, i * MS);
         }
         assertEquals(0, gate.reductionPercent(999 * MS));
         assertEquals(40, gate.reductionPercent(1_000 * MS));
@@ -44,7 +58,8 @@ class OverloadGateTest {
     void theReductionEndsOnceNothingIsRefused() {
         OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
         gate.admit(500 * MS, 1, 0);
-        assertEquals(100, gate.reductionPercent(1_000 * MS));
+        gate.admit(500 * MS, 1, 50 * MS);
+        assertEquals(60, gate.reductionPercent(1_000 * MS));
         gate.admit(0, 1, 1_500 * MS);
         assertEquals(0, gate.reductionPercent(2_000 * MS));
     }
@@ -53,6 +68,7 @@ class OverloadGateTest {
     void aQuietSpellResetsTheReduction() {
         OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
         gate.admit(500 * MS, 1, 0);
+        gate.admit(500 * MS, 1, 50 * MS);
         assertEquals(0, gate.reductionPercent(5_000 * MS));
     }
 }

@@ -26,8 +26,9 @@ final class ProtectionOptions {
     ConnectionOptions connections = new ConnectionOptions();
 
     @Option(names = "--overload-delay", paramLabel = "MILLIS",
-            description = "When the oldest request waiting to be processed has waited this long, new requests "
-                    + "are answered 503 with Retry-After instead of queued. Default: ${DEFAULT-VALUE}.")
+            description = "When the oldest request waiting to be processed has waited this long, and has for "
+                    + "half this time again, new requests are answered 503 with Retry-After instead of queued. "
+                    + "Default: ${DEFAULT-VALUE}.")
     long overloadDelayMillis = D.overloadDelay().toMillis();
 
     @Option(names = "--retry-after", paramLabel = "SECONDS",
