@@ -3,8 +3,6 @@ package org.p2psip.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -65,9 +63,7 @@ class DialogSurvivesNodeKillTest {
                 node.onExit().get(10, TimeUnit.SECONDS);
 
                 Sipp.Result result = calls.get(200, TimeUnit.SECONDS);
-                String why = result + "\n" + (Files.exists(work.resolve("held-errors.log"))
-                        ? Files.readString(work.resolve("held-errors.log"), StandardCharsets.ISO_8859_1).lines()
-                                .limit(30).reduce("", (a, b) -> a + "\n" + b) : "");
+                String why = result + "\n" + Sipp.errorExcerpt(work.resolve("held-errors.log"), 30);
                 assertEquals(CALLS, result.successful(), why);
                 assertEquals(0, result.failed(), why);
                 assertTrue(uas.isAlive(), "the SIPp uas died during the run");

@@ -94,9 +94,7 @@ class HostsClusterTest {
                     processes.get(1).kill();
 
                     Sipp.Result result = calls.get(200, TimeUnit.SECONDS);
-                    String why = result + "\n" + (Files.exists(work.resolve("hosts-errors.log"))
-                            ? Files.readString(work.resolve("hosts-errors.log"), StandardCharsets.ISO_8859_1).lines()
-                                    .limit(30).reduce("", (a, b) -> a + "\n" + b) : "");
+                    String why = result + "\n" + Sipp.errorExcerpt(work.resolve("hosts-errors.log"), 30);
                     System.out.println("[hosts cluster] " + result.successful() + " of " + CALLS
                             + " calls hung up with 200 after node 2 was killed");
                     assertEquals(CALLS, result.successful(), why);

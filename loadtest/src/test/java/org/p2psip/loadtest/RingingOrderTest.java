@@ -2,7 +2,6 @@ package org.p2psip.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
@@ -31,9 +30,7 @@ class RingingOrderTest {
             cluster.importUsers("ring", 1);
             Sipp.Result calls = cluster.callRun("ringu0", CALLS, 50,
                     "-sf", Path.of("sipp", "call-ringing.xml").toAbsolutePath().toString());
-            Path errors = work.resolve("ringu0-call-errors.log");
-            String why = calls + (Files.exists(errors) ? "\n" + Files.readString(errors).lines().limit(40)
-                    .reduce("", (a, b) -> a + "\n" + b) : "");
+            String why = calls + "\n" + Sipp.errorExcerpt(work.resolve("ringu0-call-errors.log"), 40);
             assertEquals(CALLS, calls.successful(), why);
             assertEquals(0, calls.failed(), why);
         }

@@ -136,4 +136,13 @@ final class Sipp {
         }
         return found;
     }
+
+    /** The first {@code lines} lines of a SIPp {@code -error_file}, or "" when SIPp wrote none: for failure messages. */
+    static String errorExcerpt(Path errorFile, int lines) throws IOException {
+        if (!Files.exists(errorFile)) {
+            return "";
+        }
+        return Files.readString(errorFile, StandardCharsets.ISO_8859_1).lines().limit(lines)
+                .reduce("", (a, b) -> a + "\n" + b);
+    }
 }
