@@ -3,8 +3,6 @@ package org.p2psip.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -46,12 +44,7 @@ class AdvertiseAcrossHostsTest {
                     "--advertise", nodeHost.address(), "--auth", "none", "--domain", "p2psip.test")) {
                 p.awaitOutput("listening on sip:" + node, Duration.ofSeconds(60));
 
-                Path csv = work.resolve("callee.csv");
-                Files.write(csv, List.of("SEQUENTIAL", "callee;" + calleeHost.address() + ":5070"),
-                        StandardCharsets.ISO_8859_1);
-                Sipp.Result registered = Sipp.run(calleeHost, work, Duration.ofSeconds(30),
-                        "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
-                        "-key", "regcseq", "1", "-m", "1", "-i", calleeHost.address(), "-p", "5071", node);
+                Sipp.Result registered = Sipp.registerOneOn(calleeHost, work, "callee", 5070, node);
                 assertEquals(1, registered.successful(), registered.toString());
 
                 Process uas = Sipp.startBackground(calleeHost, work, "-sn", "uas", "-i", calleeHost.address(),

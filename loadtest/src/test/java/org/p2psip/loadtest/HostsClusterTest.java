@@ -64,12 +64,7 @@ class HostsClusterTest {
                 processes.add(balancer);
                 balancer.awaitOutput("listening on sip:", Duration.ofSeconds(60));
 
-                Path csv = work.resolve("callee.csv");
-                Files.write(csv, List.of("SEQUENTIAL", "callee;" + calleeHost.address() + ":5070"),
-                        StandardCharsets.ISO_8859_1);
-                Sipp.Result registered = Sipp.run(calleeHost, work, Duration.ofSeconds(30),
-                        "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
-                        "-key", "regcseq", "1", "-m", "1", "-i", calleeHost.address(), "-p", "5071", lb);
+                Sipp.Result registered = Sipp.registerOneOn(calleeHost, work, "callee", 5070, lb);
                 assertEquals(1, registered.successful(), registered.toString());
 
                 Process uas = Sipp.startBackground(calleeHost, work, "-sf",

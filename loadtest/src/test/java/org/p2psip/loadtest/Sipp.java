@@ -115,6 +115,21 @@ final class Sipp {
 
     /**
      * Registers {@code sip:USER@TARGET} with the contact
+     * {@code sip:USER@HOST:CONTACT_PORT} from a host of a {@link NetnsBed}
+     * (sending from that host's port 5071): one run of {@code sipp/register.xml}.
+     */
+    static Result registerOneOn(NetnsBed.Host host, Path workDir, String user, int contactPort, String target)
+            throws IOException, InterruptedException {
+        Path csv = Files.createTempFile(workDir, "one-user", ".csv");
+        Files.write(csv, List.of("SEQUENTIAL", user + ";" + host.address() + ":" + contactPort),
+                StandardCharsets.ISO_8859_1);
+        return run(host, workDir, Duration.ofSeconds(30),
+                "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
+                "-key", "regcseq", "1", "-m", "1", "-i", host.address(), "-p", "5071", target);
+    }
+
+    /**
+     * Registers {@code sip:USER@TARGET} with the contact
      * {@code sip:USER@CONTACT_HOST_PORT} and {@code password}: one run of
      * {@code sipp/register-auth.xml}, answering the registrar's challenge.
      */

@@ -177,8 +177,9 @@ public final class FrontNode implements AutoCloseable {
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
                             settings.protection().retryAfter()));
             RecordRoutes recordRoutes = trust.recordRoute().isPresent()
-                    ? new RecordRoutes(trust.recordRoute().get(), trust.recordRouteTls(), true)
-                    : new RecordRoutes(self.hostPort(), ownTls, false);
+                    ? new RecordRoutes(SelfAddress.of(trust.recordRoute().get()),
+                            trust.recordRouteTls().map(SelfAddress::of), true)
+                    : new RecordRoutes(self, ownTls.map(SelfAddress::of), false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, guards.input()));

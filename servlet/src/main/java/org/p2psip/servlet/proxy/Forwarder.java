@@ -19,6 +19,7 @@ import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 
 import org.p2psip.core.auth.DialogTokens;
+import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
 
 /**
@@ -86,7 +87,7 @@ final class Forwarder {
         }
         if (recordRoutes.front() && path.isEmpty() && copy.getHeader(RouteHeader.NAME) == null
                 && "UDP".equals(nextHopTransport(copy)) && numericHost(target.uri())) {
-            copy.addFirst(sip.headers().createRouteHeader(sip.addresses().createAddress(frontRoute())));
+            copy.addFirst(sip.headers().createRouteHeader(sip.addresses().createAddress(proxyUri(recordRoutes.plain()))));
         }
         ViaHeader via = sip.headers().createViaHeader(sip.self().uriHost(), sip.self().port(),
                 nextHopTransport(copy), loops.branch(original));
@@ -111,11 +112,7 @@ final class Forwarder {
     }
 
     private RecordRouteHeader recordRoute(RecordRoutes.Hop hop, String token) throws ParseException {
-        String host = hop.address().host();
-        SipURI uri = sip.addresses().createSipURI(null, host.indexOf(':') >= 0 && !host.startsWith("[")
-                ? "[" + host + "]" : host);
-        uri.setPort(hop.address().port());
-        uri.setLrParam();
+        SipURI uri = proxyUri(hop.address());
         uri.setParameter(TOKEN_PARAM, token);
         if (hop.transport() != null) {
             uri.setTransportParam(hop.transport());
@@ -123,12 +120,10 @@ final class Forwarder {
         return sip.headers().createRecordRouteHeader(sip.addresses().createAddress(uri));
     }
 
-    /** {@code sip:FRONT;lr}: the balancer as this request's outbound proxy. */
-    private SipURI frontRoute() throws ParseException {
-        String host = recordRoutes.plain().host();
-        SipURI uri = sip.addresses().createSipURI(null, host.indexOf(':') >= 0 && !host.startsWith("[")
-                ? "[" + host + "]" : host);
-        uri.setPort(recordRoutes.plain().port());
+    /** {@code sip:HOST:PORT;lr}: a proxy's URI, as Route and Record-Route name one. */
+    private SipURI proxyUri(SelfAddress address) throws ParseException {
+        SipURI uri = sip.addresses().createSipURI(null, address.uriHost());
+        uri.setPort(address.port());
         uri.setLrParam();
         return uri;
     }

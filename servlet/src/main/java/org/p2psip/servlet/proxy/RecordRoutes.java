@@ -7,7 +7,7 @@ import java.util.Optional;
 import javax.sip.address.SipURI;
 import javax.sip.address.URI;
 
-import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.sip.SelfAddress;
 
 /**
  * The addresses a node writes in Record-Route and takes as its own in
@@ -34,7 +34,7 @@ import org.p2psip.core.net.HostPort;
  * @param secure the TLS address, if there is one
  * @param front  whether these are the balancer's addresses rather than the node's own
  */
-public record RecordRoutes(HostPort plain, Optional<HostPort> secure, boolean front) {
+public record RecordRoutes(SelfAddress plain, Optional<SelfAddress> secure, boolean front) {
 
     public RecordRoutes {
         Objects.requireNonNull(plain, "plain");
@@ -56,35 +56,20 @@ public record RecordRoutes(HostPort plain, Optional<HostPort> secure, boolean fr
         return new Hop(plain, null);
     }
 
-    /** Whether {@code uri} is one of these addresses, whatever its parameters. */
+    /** Whether {@code uri} is one of these addresses (a proxy's URI: no user part), whatever its parameters. */
     boolean names(URI uri) {
-        if (!(uri instanceof SipURI sip) || sip.getUser() != null) {
+        if (uri instanceof SipURI sip && sip.getUser() != null) {
             return false;
         }
-        int port = sip.getPort() > 0 ? sip.getPort() : sip.isSecure() ? 5061 : 5060;
-        String host = unbracketed(sip.getHost());
-        return matches(plain, host, port) || secure.map(s -> matches(s, host, port)).orElse(false);
+        return plain.isSelf(uri) || secure.map(s -> s.isSelf(uri)).orElse(false);
     }
 
     /** Whether a Via sent-by is one of these addresses: the request came through the front. */
     boolean isSentBy(String host, int port) {
-        int p = port > 0 ? port : 5060;
-        String h = unbracketed(host);
-        return matches(plain, h, p) || secure.map(s -> matches(s, h, p)).orElse(false);
-    }
-
-    private static boolean matches(HostPort address, String host, int port) {
-        return address.port() == port && unbracketed(address.host()).equalsIgnoreCase(host);
-    }
-
-    private static String unbracketed(String host) {
-        if (host == null) {
-            return "";
-        }
-        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        return plain.isSentBy(host, port) || secure.map(s -> s.isSentBy(host, port)).orElse(false);
     }
 
     /** One Record-Route value: where, and the transport parameter (null: none, which means UDP). */
-    record Hop(HostPort address, String transport) {
+    record Hop(SelfAddress address, String transport) {
     }
 }

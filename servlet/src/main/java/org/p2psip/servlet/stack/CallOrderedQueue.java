@@ -45,7 +45,8 @@ final class CallOrderedQueue extends AbstractQueue<DatagramQueuedMessageDispatch
     /** Calls a worker holds, each with the messages put behind it. */
     private final Map<Integer, ArrayDeque<Entry>> held = new HashMap<>();
     private final ThreadLocal<Integer> holding = new ThreadLocal<>();
-    private int waiting;
+    /** Written under the lock, read without it: the receiving thread asks for it on every datagram. */
+    private volatile int waiting;
 
     /** A hash of the datagram's Call-ID value; 0 for one without (the parser refuses it anyway). */
     static int callOf(byte[] data, int length) {
@@ -234,12 +235,7 @@ final class CallOrderedQueue extends AbstractQueue<DatagramQueuedMessageDispatch
     /** Messages received and not yet handed to a worker, those put behind a held call included. */
     @Override
     public int size() {
-        lock.lock();
-        try {
-            return waiting;
-        } finally {
-            lock.unlock();
-        }
+        return waiting;
     }
 
     @Override

@@ -53,6 +53,13 @@ class LbRouterTest {
     private final Capture egress = new Capture();
     private final NodeSet nodes = new NodeSet(NODES);
 
+    /** A router that knows its nodes' addresses, so it tells their requests from clients'. */
+    private EmbeddedChannel channelKnowingItsNodes() {
+        return new EmbeddedChannel(new SipParserHandler(counters),
+                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
+                        System::nanoTime));
+    }
+
     private EmbeddedChannel channel(BalancingPolicy policy) {
         return new EmbeddedChannel(new SipParserHandler(counters),
                 new SipRouter(self, new NodeSelector(policy, nodes), egress, counters, 7));
@@ -249,9 +256,7 @@ class LbRouterTest {
 
     @Test
     void aNodesRequestThroughTheBalancerGoesToItsUaWithTheBalancersViaOnTop() {
-        EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
-                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
-                        System::nanoTime));
+        EmbeddedChannel ch = channelKnowingItsNodes();
         String fromNode = LbText.invite("out", "z9hG4bKp2pout")
                 .replace("INVITE sip:bob@example.com", "INVITE sip:bob@192.0.2.44:5088")
                 .replace("Via: SIP/2.0/UDP 127.0.0.1:5070", "Via: SIP/2.0/UDP 127.0.0.1:5062")
@@ -267,9 +272,7 @@ class LbRouterTest {
 
     @Test
     void aNodesRequestForAUaTheBalancerCannotReachIs502() {
-        EmbeddedChannel ch = new EmbeddedChannel(new SipParserHandler(counters),
-                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
-                        System::nanoTime));
+        EmbeddedChannel ch = channelKnowingItsNodes();
         String fromNode = LbText.invite("out2", "z9hG4bKp2pout2")
                 .replace("INVITE sip:bob@example.com", "INVITE sip:bob@phone.example.com;transport=tcp")
                 .replace("Via: SIP/2.0/UDP 127.0.0.1:5070", "Via: SIP/2.0/UDP 127.0.0.1:5062");
