@@ -184,8 +184,9 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
     /** Hands a new request to the responder to refuse; anything else is dropped unanswered. */
     private void refuse(byte[] data, int length, DatagramPacket packet, int status) {
         if (isNewRequest(data, length)) {
+            int reduction = status == 503 ? guards.overload().reductionPercent(System.nanoTime()) : 0;
             responder.offer(new UdpStatelessResponder.Refusal(Arrays.copyOf(data, length),
-                    new InetSocketAddress(packet.getAddress(), packet.getPort()), status));
+                    new InetSocketAddress(packet.getAddress(), packet.getPort()), status, reduction));
         }
     }
 

@@ -36,8 +36,12 @@ final class UdpStatelessResponder implements Runnable {
     private static final int MIN_REDUCTION = 20;
     private static final long OC_VALIDITY_MILLIS = 1_000;
 
-    /** One refusal to send: the request as received, whom to, and which answer. */
-    record Refusal(byte[] request, InetSocketAddress sender, int status) {
+    /**
+     * One refusal to send: the request as received, whom to, which answer,
+     * and for a 503 the share the receiving thread's overload gate asks
+     * upstream to divert (read there: the gate is that thread's alone).
+     */
+    record Refusal(byte[] request, InetSocketAddress sender, int status, int reductionPercent) {
         Refusal {
             if (status != 503 && status != 513) {
                 throw new IllegalArgumentException("not a stateless refusal: " + status);
@@ -123,9 +127,7 @@ final class UdpStatelessResponder implements Runnable {
         }
         // Ask the balancer, if it offered overload control, to divert at
         // least a fifth of this node's new requests for the next second.
-        long now = System.nanoTime();
-        return OverloadFeedback.answerOffer(response,
-                Math.max(MIN_REDUCTION, guards.overload().reductionPercent(now)), OC_VALIDITY_MILLIS,
-                (now - startedNanos) / 1_000_000);
+        return OverloadFeedback.answerOffer(response, Math.max(MIN_REDUCTION, refusal.reductionPercent()),
+                OC_VALIDITY_MILLIS, (System.nanoTime() - startedNanos) / 1_000_000);
     }
 }

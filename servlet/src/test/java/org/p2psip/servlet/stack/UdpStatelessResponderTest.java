@@ -59,7 +59,7 @@ class UdpStatelessResponderTest {
 
     private UdpStatelessResponder.Refusal refusal(String request, int status) {
         return new UdpStatelessResponder.Refusal(request.getBytes(StandardCharsets.US_ASCII),
-                (InetSocketAddress) phone.getLocalSocketAddress(), status);
+                (InetSocketAddress) phone.getLocalSocketAddress(), status, 0);
     }
 
     private String register() {
