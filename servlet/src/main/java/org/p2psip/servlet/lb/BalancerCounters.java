@@ -16,6 +16,7 @@ public final class BalancerCounters {
     private final LongAdder responsesForwarded = new LongAdder();
     private final LongAdder answeredLocally = new LongAdder();
     private final LongAdder undeliverable = new LongAdder();
+    private final LongAdder flowFailed = new LongAdder();
     private final LongAdder streamsClosed = new LongAdder();
     private final LongAdder sourceDropped = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
@@ -113,6 +114,15 @@ public final class BalancerCounters {
         answeredLocally.increment();
     }
 
+    /** Requests for a client flow whose connection was gone, or whose token was not ours: answered 430. */
+    public long flowFailed() {
+        return flowFailed.sum();
+    }
+
+    void countFlowFailed() {
+        flowFailed.increment();
+    }
+
     void countUndeliverable() {
         undeliverable.increment();
     }
@@ -153,7 +163,7 @@ public final class BalancerCounters {
     public String toString() {
         return "forwarded " + requestsForwarded() + " requests, " + responsesForwarded() + " responses; answered "
                 + answeredLocally() + "; dropped " + malformed() + " malformed, " + foreignResponses()
-                + " foreign responses, " + undeliverable() + " undeliverable, " + sourceDropped() + " from limited sources, "
+                + " foreign responses, " + undeliverable() + " undeliverable, " + flowFailed() + " to closed flows, " + sourceDropped() + " from limited sources, "
                 + refusedOversized() + " oversized; diverted " + diverted() + "; refused " + connectionsRefused()
                 + " connections; closed " + streamsClosed() + " streams, " + idleClosed() + " idle, "
                 + deadlineClosed() + " past the deadline";

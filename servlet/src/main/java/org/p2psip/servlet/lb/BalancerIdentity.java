@@ -61,9 +61,22 @@ public record BalancerIdentity(HostPort advertised, String instance, Optional<Ho
      * node can ask through its responses for fewer requests.
      */
     public byte[] viaLine(String branchSuffix, String token) {
-        String line = "Via: SIP/2.0/UDP " + advertised + ";branch=" + branchPrefix() + branchSuffix
-                + (token == null ? "" : ";lb=" + token) + ";oc;oc-algo=\"loss\"\r\n";
+        return viaLine(Transport.UDP, branchSuffix, token);
+    }
+
+    /**
+     * The same, for a request sent over {@code transport}: a request going
+     * down a client's TLS flow names the TLS listener as its sent-by.
+     */
+    public byte[] viaLine(Transport transport, String branchSuffix, String token) {
+        String line = "Via: SIP/2.0/" + transport + " " + address(transport) + ";branch=" + branchPrefix()
+                + branchSuffix + (token == null ? "" : ";lb=" + token) + ";oc;oc-algo=\"loss\"\r\n";
         return line.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Where clients reach this balancer over {@code transport}: the TLS listener for TLS, else the advertised address. */
+    public HostPort address(Transport transport) {
+        return transport == Transport.TLS ? secure.orElse(advertised) : advertised;
     }
 
     /** Whether host and port (-1: the default 5060) name this balancer's UDP and TCP address, as its Via does. */

@@ -17,4 +17,12 @@ public interface Egress {
 
     /** Sends a response to a client: a datagram, or a write on its TCP connection (RFC 3261 §18.2.2). */
     void toClient(ReturnAddress client, ByteBuf message);
+
+    /**
+     * Sends a request down a client's flow (RFC 5626 §5.3): a write on its
+     * TCP or TLS connection {@code connection}.
+     *
+     * @return false, the buffer released, when that connection is closed
+     */
+    boolean toFlow(long connection, ByteBuf message);
 }

@@ -182,7 +182,7 @@ public final class SipBalancer implements AutoCloseable {
             BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.load(), counters),
-                    nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime);
+                    nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, new FlowTokens());
             ChannelFuture udpBind = new Bootstrap().group(udpGroup).channel(NioDatagramChannel.class)
                     // A datagram is one message: read it whole (up to the 65,535 bytes UDP can carry), not the
                     // default 2 KB of it; a shorter buffer would silently cut longer datagrams.
@@ -384,6 +384,17 @@ public final class SipBalancer implements AutoCloseable {
         @Override
         public void toNode(InetSocketAddress node, ByteBuf message) {
             udp.writeAndFlush(new DatagramPacket(message, node), udp.voidPromise());
+        }
+
+        @Override
+        public boolean toFlow(long connection, ByteBuf message) {
+            Optional<Channel> c = connections.lookup(connection);
+            if (c.isEmpty()) {
+                message.release();
+                return false;
+            }
+            c.get().writeAndFlush(message, c.get().voidPromise());
+            return true;
         }
 
         @Override

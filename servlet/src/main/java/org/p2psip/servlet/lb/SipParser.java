@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The balancer's minimal SIP parser: it reads the start line and only the
@@ -88,6 +89,61 @@ public final class SipParser {
             return -1;
         }
         return -1;
+    }
+
+    /**
+     * The Route entry after {@code r} in {@code m}: the next one in the
+     * same line, else the first of the next Route line; empty when there
+     * is none or it cannot be read.
+     */
+    public static Optional<TopRoute> nextRoute(SipMessage m, TopRoute r) {
+        byte[] b = m.bytes();
+        try {
+            if (r.nextStart() >= 0) {
+                return Optional.of(routeAt(b, r.header(), r.nextStart()));
+            }
+            int pos = r.header().lineEnd();
+            int end = m.end();
+            while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
+                HeaderSpan h = headerLine(b, pos, end);
+                if (headerId(b, pos) == ROUTE) {
+                    return Optional.of(routeAt(b, h, h.valueStart()));
+                }
+                pos = h.lineEnd();
+            }
+        } catch (MalformedSipException e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether a Contact of {@code m} carries a {@code reg-id} parameter: the
+     * UA asks for RFC 5626 outbound, so the edge proxy marks its Path
+     * {@code ob} (§5.1).
+     */
+    public static boolean contactHasRegId(SipMessage m) {
+        byte[] b = m.bytes();
+        int pos = m.startLineEnd();
+        int end = m.end();
+        try {
+            while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
+                HeaderSpan h = headerLine(b, pos, end);
+                int nameEnd = pos;
+                while (nameEnd < end && isTokenChar(b[nameEnd])) {
+                    nameEnd++;
+                }
+                boolean contact = nameEnd - pos == 1 ? (b[pos] | 0x20) == 'm' : equalsIgnoreCase(b, pos, nameEnd, "Contact");
+                if (contact && ascii(b, h.valueStart(), h.valueEnd()).toLowerCase(Locale.ROOT)
+                        .contains("reg-id")) {
+                    return true;
+                }
+                pos = h.lineEnd();
+            }
+        } catch (MalformedSipException e) {
+            return false;
+        }
+        return false;
     }
 
     private static SipMessage parse(SipFrame frame, boolean headOnly) throws MalformedSipException {
@@ -249,7 +305,7 @@ public final class SipParser {
             throw new MalformedSipException("no Content-Length on a stream transport");
         }
         TopVia topVia = topVia(b, vias.get(0));
-        TopRoute topRoute = route == null ? null : topRoute(b, route);
+        TopRoute topRoute = route == null ? null : routeAt(b, route, route.valueStart());
         return new SipMessage(frame, request, method, status, requestUri, startLineStart, startLineEnd,
                 callIdText, toParts[0], toParts[1], cseqNumber, vias, topVia, from, to, callId, cseq, maxForwards,
                 maxForwardsValue, topRoute, end);
@@ -490,8 +546,8 @@ public final class SipParser {
         return new TopVia(transport, host.toLowerCase(Locale.ROOT), port, params, rportEnd, parmEnd, h, nextStart);
     }
 
-    private static TopRoute topRoute(byte[] b, HeaderSpan h) throws MalformedSipException {
-        int p = h.valueStart();
+    private static TopRoute routeAt(byte[] b, HeaderSpan h, int start) throws MalformedSipException {
+        int p = start;
         int e = h.valueEnd();
         int lt = -1;
         int gt = -1;
@@ -520,7 +576,7 @@ public final class SipParser {
                 throw new MalformedSipException("Route ends with a comma");
             }
         }
-        return new TopRoute(new String(b, lt + 1, gt - lt - 1, StandardCharsets.UTF_8).strip(), h, nextStart);
+        return new TopRoute(new String(b, lt + 1, gt - lt - 1, StandardCharsets.UTF_8).strip(), h, start, nextStart);
     }
 
     /**

@@ -2,7 +2,11 @@ package org.p2psip.servlet.lb;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 import org.p2psip.core.net.HostPort;
@@ -37,6 +41,15 @@ import io.netty.channel.socket.SocketChannel;
  * responses on its own connection. With no node up the answer is 503 with
  * Retry-After (§21.5.4); an ACK, which has no response, is dropped.
  *
+ * <p><b>Flows</b> (RFC 5626 outbound, RFC 3327 Path): the balancer is the
+ * edge proxy of clients on TCP and TLS. A REGISTER on a connection gets a
+ * Path naming the balancer with a {@link FlowTokens flow token} as its user
+ * part, so the binding remembers the connection; a node's request for that
+ * binding comes back here by that Path and goes down the same connection,
+ * and a dialog it creates is record-routed through the flow. The phone
+ * never has to accept a connection. A flow whose connection is gone gets
+ * 430 (Flow Failed, §5.3).
+ *
  * <p><b>Responses</b> (§16.7 item 3, §18.2.2): the top Via must be this
  * balancer's, else the response is dropped and counted; it is removed and
  * the response is sent to the address its {@code lb} parameter names.
@@ -56,6 +69,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private static final Logger LOG = LoggerFactory.getLogger(SipRouter.class);
     /** IPv4 UDP payload limit; anything larger cannot be sent to a node as one datagram. */
     static final int MAX_DATAGRAM = 65_507;
+    /** Requests that create a dialog when sent outside one (RFC 3261 §12, RFC 6665, RFC 3515). */
+    private static final Set<String> DIALOG_CREATING = Set.of("INVITE", "SUBSCRIBE", "REFER", "NOTIFY");
 
     private final BalancerIdentity self;
     private final NodeSelector selector;
@@ -66,18 +81,20 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private final LocalAnswers answers;
     private final NodeSet nodes;
     private final LongSupplier nanoTime;
+    private final FlowTokens flows;
 
     public SipRouter(BalancerIdentity self, NodeSelector selector, Egress egress, BalancerCounters counters,
                      int retryAfterSeconds) {
-        this(self, selector, null, egress, counters, retryAfterSeconds, System::nanoTime);
+        this(self, selector, null, egress, counters, retryAfterSeconds, System::nanoTime, new FlowTokens());
     }
 
     /**
      * @param nodes    the nodes, to tell which one sent a response (for its load); null: no load tracking
      * @param nanoTime the clock load decisions are made by
+     * @param flows    the tokens of this balancer's client connections (RFC 5626 flows)
      */
     public SipRouter(BalancerIdentity self, NodeSelector selector, NodeSet nodes, Egress egress,
-                     BalancerCounters counters, int retryAfterSeconds, LongSupplier nanoTime) {
+                     BalancerCounters counters, int retryAfterSeconds, LongSupplier nanoTime, FlowTokens flows) {
         this.self = self;
         this.selector = selector;
         this.nodes = nodes;
@@ -85,6 +102,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         this.counters = counters;
         this.retryAfterSeconds = retryAfterSeconds;
         this.nanoTime = nanoTime;
+        this.flows = flows;
         this.branchPrefix = self.branchPrefix().getBytes(StandardCharsets.US_ASCII);
         this.answers = new LocalAnswers(self);
     }
@@ -119,9 +137,16 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             answer(m, 483, "Too Many Hops");
             return;
         }
+        List<TopRoute> ownRoutes = ownLeadingRoutes(m);
+        Optional<String> flowToken = ownRoutes.stream().map(r -> routeUser(r.uri())).filter(u -> !u.isEmpty())
+                .findFirst();
+        if (outbound && flowToken.isPresent()) {
+            toFlow(m, flowToken.get(), ownRoutes);
+            return;
+        }
         InetSocketAddress destination;
         if (outbound) {
-            Optional<InetSocketAddress> target = outboundTarget(m);
+            Optional<InetSocketAddress> target = outboundTarget(m, ownRoutes);
             if (target.isEmpty()) {
                 answer(m, 502, "Bad Gateway");
                 return;
@@ -135,25 +160,9 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             }
             destination = node.get().socket();
         }
-        ReturnAddress back = returnAddress(m);
-        byte[] b = m.bytes();
-        MessageEdits edits = new MessageEdits(b, m.startLineStart(), m.end());
-        StringBuilder added = new StringBuilder();
-        added.append(new String(self.viaLine(branch(m), back.token()), StandardCharsets.US_ASCII));
-        if (m.maxForwards() == null) {
-            added.append("Max-Forwards: 70\r\n");
-        }
-        edits.insert(m.startLineEnd(), added.toString().getBytes(StandardCharsets.US_ASCII));
-        if (m.maxForwards() != null) {
-            HeaderSpan mf = m.maxForwards();
-            edits.replace(mf.valueStart(), mf.valueEnd(),
-                    Integer.toString(m.maxForwardsValue() - 1).getBytes(StandardCharsets.US_ASCII));
-        }
-        TopRoute route = m.topRoute();
-        if (route != null && namesSelf(route.uri()) && !recordedByNode(route.uri())) {
-            removeFirst(edits, route.header(), route.nextStart());
-        }
-        markReceived(m, edits);
+        String path = !outbound && m.request() && "REGISTER".equals(m.method()) && m.frame().transport().stream()
+                ? pathLine(m) : "";
+        MessageEdits edits = forwardEdits(m, Transport.UDP, path, ownRoutes);
         ByteBuf out = edits.toBuffer();
         if (out.readableBytes() > MAX_DATAGRAM) {
             // Fine on TCP, but with the balancer's Via it no longer fits the datagram it must go to the node in.
@@ -167,6 +176,97 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     }
 
     /**
+     * The edits every forwarded request gets: the balancer's Via on top (with
+     * {@code extra} header lines after it), Max-Forwards decremented or set,
+     * {@code removedRoutes} taken out (§16.4), the client's Via marked with
+     * where it came from (§18.2.1).
+     */
+    private MessageEdits forwardEdits(SipMessage m, Transport via, String extra, List<TopRoute> removedRoutes) {
+        MessageEdits edits = new MessageEdits(m.bytes(), m.startLineStart(), m.end());
+        StringBuilder added = new StringBuilder();
+        added.append(new String(self.viaLine(via, branch(m), returnAddress(m).token()), StandardCharsets.US_ASCII));
+        added.append(extra);
+        if (m.maxForwards() == null) {
+            added.append("Max-Forwards: 70\r\n");
+        }
+        edits.insert(m.startLineEnd(), added.toString().getBytes(StandardCharsets.US_ASCII));
+        if (m.maxForwards() != null) {
+            HeaderSpan mf = m.maxForwards();
+            edits.replace(mf.valueStart(), mf.valueEnd(),
+                    Integer.toString(m.maxForwardsValue() - 1).getBytes(StandardCharsets.US_ASCII));
+        }
+        removeRoutes(edits, removedRoutes);
+        markReceived(m, edits);
+        return edits;
+    }
+
+    /**
+     * RFC 3327 Path for a REGISTER that came on a client's connection: a URI
+     * naming the balancer whose user part is the flow token (RFC 5626 §5.2),
+     * so a request for the binding comes back here and goes down this very
+     * connection; {@code ob} when the UA asked for outbound with a
+     * {@code reg-id} (§5.1). Nodes reach it over UDP, so it has no transport.
+     */
+    private String pathLine(SipMessage m) {
+        String token = flows.token(new FlowTokens.Flow(m.frame().transport(), m.frame().connection()));
+        return "Path: <sip:" + token + "@" + self.advertised() + ";lr" + (SipParser.contactHasRegId(m) ? ";ob" : "")
+                + ">\r\n";
+    }
+
+    /**
+     * A node's request whose next hop is a flow this balancer marked (RFC
+     * 5626 §5.3): it goes down that client connection, or, when the
+     * connection is gone or the token is not one of ours, is answered 430
+     * (Flow Failed). A dialog-creating request is record-routed with the
+     * flow token twice (RFC 5658 §3.3): the value on top, facing the UA,
+     * keeps its transport; the one below faces the nodes, over UDP. The
+     * UA's requests in that dialog come back on its connection, those
+     * towards it go down the same flow.
+     */
+    private void toFlow(SipMessage m, String flowToken, List<TopRoute> ownRoutes) {
+        Optional<FlowTokens.Flow> flow = flows.read(flowToken);
+        if (flow.isEmpty()) {
+            counters.countFlowFailed();
+            answer(m, 430, "Flow Failed");
+            return;
+        }
+        Transport transport = flow.get().transport();
+        String recordRoute = "";
+        if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
+            String token = flows.token(flow.get());
+            recordRoute = "Record-Route: <sip:" + token + "@" + self.address(transport) + ";transport="
+                    + transport.name().toLowerCase(Locale.ROOT) + ";lr>\r\n"
+                    + "Record-Route: <sip:" + token + "@" + self.advertised() + ";lr>\r\n";
+        }
+        ByteBuf out = forwardEdits(m, transport, recordRoute, ownRoutes).toBuffer();
+        if (!egress.toFlow(flow.get().connection(), out)) {
+            counters.countFlowFailed();
+            answer(m, 430, "Flow Failed");
+            return;
+        }
+        counters.countRequestForwarded();
+    }
+
+    /**
+     * The Route entries at the top of {@code m} that name this balancer and
+     * that it removes (§16.4): its plain entries and its flow entries, up to
+     * the first that names someone else or that a node recorded ({@code
+     * dt}), which goes on to a node.
+     */
+    private List<TopRoute> ownLeadingRoutes(SipMessage m) {
+        TopRoute route = m.topRoute();
+        if (route == null || !namesSelfOrFlow(route.uri()) || recordedByNode(route.uri())) {
+            return List.of();
+        }
+        List<TopRoute> own = new ArrayList<>(2);
+        while (route != null && namesSelfOrFlow(route.uri()) && !recordedByNode(route.uri()) && own.size() < 8) {
+            own.add(route);
+            route = SipParser.nextRoute(m, route).orElse(null);
+        }
+        return own;
+    }
+
+    /**
      * Whether a node sent this request out through the balancer, towards a
      * UA (it put the balancer's address first in Route): it goes to that
      * UA, not to a node, and the UA's responses come back here and on to
@@ -177,23 +277,17 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         return nodes != null && m.frame().transport() == Transport.UDP && nodes.at(m.frame().sender()).isPresent();
     }
 
-    /** Where a node's outbound request goes: the next Route entry not naming the balancer, else its Request-URI. */
-    private Optional<InetSocketAddress> outboundTarget(SipMessage m) {
-        TopRoute route = m.topRoute();
-        if (route != null && !namesSelf(route.uri())) {
-            return UdpTarget.of(route.uri());
-        }
-        if (route != null && route.nextStart() >= 0) {
-            // A further Route after the balancer's: the node pushed the balancer in front of a Path.
-            return Optional.empty();
-        }
-        return UdpTarget.of(m.requestUri());
+    /** Where a node's outbound request goes: the first Route entry not naming the balancer, else its Request-URI. */
+    private Optional<InetSocketAddress> outboundTarget(SipMessage m, List<TopRoute> ownRoutes) {
+        TopRoute next = ownRoutes.isEmpty() ? m.topRoute()
+                : SipParser.nextRoute(m, ownRoutes.get(ownRoutes.size() - 1)).orElse(null);
+        return next != null ? UdpTarget.of(next.uri()) : UdpTarget.of(m.requestUri());
     }
 
     private void response(SipMessage m) {
         TopVia via = m.topVia();
         String branch = via.branch();
-        if (branch == null || !branch.startsWith(self.branchPrefix()) || !self.isSelf(via.host(), via.port())) {
+        if (branch == null || !branch.startsWith(self.branchPrefix()) || !self.isRoute(via.host(), via.port())) {
             counters.countForeignResponse();
             return;
         }
@@ -298,13 +392,21 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         return false;
     }
 
-    private boolean namesSelf(String uri) {
-        // sip:host[:port][;params] with no user part: the form a route to a proxy takes.
+    /**
+     * Whether {@code uri} (sip:[user@]host[:port][;params]) names this
+     * balancer's host and port: its own route, or, with a user part, a flow
+     * it marked.
+     */
+    private boolean namesSelfOrFlow(String uri) {
         int colon = uri.indexOf(':');
-        if (colon < 0 || uri.indexOf('@') >= 0) {
+        if (colon < 0) {
             return false;
         }
         String rest = uri.substring(colon + 1);
+        int at = rest.indexOf('@');
+        if (at >= 0) {
+            rest = rest.substring(at + 1);
+        }
         int semi = rest.indexOf(';');
         String hostPort = semi < 0 ? rest : rest.substring(0, semi);
         try {
@@ -316,6 +418,17 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    /** The user part of a SIP URI, "" when it has none. */
+    static String routeUser(String uri) {
+        int colon = uri.indexOf(':');
+        int at = uri.indexOf('@');
+        int semi = uri.indexOf(';');
+        if (colon < 0 || at < colon || (semi >= 0 && semi < at)) {
+            return "";
+        }
+        return uri.substring(colon + 1, at);
     }
 
     /** §18.2.1: received when the source differs from sent-by, or rport asks for it; rport gets the source port. */
@@ -331,7 +444,22 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         }
     }
 
-    /** Removes the first entry of a comma-separated header line, or the whole line when it is the only one. */
+    /**
+     * Removes leading Route entries: within each header line they start at
+     * its first entry, so a line goes whole when its last entry goes, else
+     * up to the first entry kept.
+     */
+    private static void removeRoutes(MessageEdits edits, List<TopRoute> routes) {
+        for (int i = 0; i < routes.size(); i++) {
+            TopRoute r = routes.get(i);
+            boolean lastInLine = i + 1 == routes.size() || routes.get(i + 1).header() != r.header();
+            if (lastInLine) {
+                removeFirst(edits, r.header(), r.nextStart());
+            }
+        }
+    }
+
+    /** Removes the first entries of a comma-separated header line up to {@code nextStart}, or the whole line when -1. */
     private static void removeFirst(MessageEdits edits, HeaderSpan line, int nextStart) {
         if (nextStart < 0) {
             edits.delete(line.lineStart(), line.lineEnd());

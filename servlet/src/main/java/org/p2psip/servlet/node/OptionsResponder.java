@@ -22,7 +22,8 @@ import org.p2psip.servlet.sip.SipEndpoint;
 final class OptionsResponder {
 
     static final String ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, REGISTER";
-    static final String SUPPORTED = "path";
+    /** RFC 3327 Path and, behind an edge proxy that keeps the flows, RFC 5626 outbound. */
+    static final List<String> SUPPORTED = List.of("path", "outbound");
 
     private final SipEndpoint sip;
 
@@ -43,7 +44,7 @@ final class OptionsResponder {
             List<String> required = new ArrayList<>();
             for (Header h : HeaderLists.of(request, RequireHeader.NAME)) {
                 String tag = ((RequireHeader) h).getOptionTag();
-                if (!SUPPORTED.equalsIgnoreCase(tag)) {
+                if (SUPPORTED.stream().noneMatch(tag::equalsIgnoreCase)) {
                     required.add(tag);
                 }
             }
@@ -58,7 +59,9 @@ final class OptionsResponder {
             Response ok = sip.response(Response.OK, request, null);
             ok.setHeader(sip.headers().createAllowHeader(ALLOW));
             ok.setHeader(sip.headers().createAcceptHeader("application", "sdp"));
-            ok.setHeader(sip.headers().createSupportedHeader(SUPPORTED));
+            for (String tag : SUPPORTED) {
+                ok.addHeader(sip.headers().createSupportedHeader(tag));
+            }
             sip.send(st, ok);
         } catch (ParseException e) {
             sip.reply(st, request, Response.SERVER_INTERNAL_ERROR, null);

@@ -387,30 +387,16 @@ public final class Proxy {
         }
     }
 
-    /** Bindings (already highest q first) grouped by equal q for parallel forking within a group. */
+    /** Bindings (already highest q first) as {@link ForkPlan} groups them. */
     private List<List<Target>> groups(List<Binding> bindings) {
-        List<List<Target>> groups = new ArrayList<>();
-        List<Target> current = new ArrayList<>();
-        int q = Integer.MIN_VALUE;
-        for (Binding b : bindings) {
-            URI contact;
+        return ForkPlan.groups(bindings, contact -> {
             try {
-                contact = sip.addresses().createURI(b.contact());
+                return Optional.of(sip.addresses().createURI(contact));
             } catch (ParseException e) {
-                LOG.debug("skipping unusable contact {}: {}", b.contact(), e.getMessage());
-                continue;
+                LOG.debug("skipping unusable contact {}: {}", contact, e.getMessage());
+                return Optional.empty();
             }
-            if (b.effectiveQ() != q && !current.isEmpty()) {
-                groups.add(current);
-                current = new ArrayList<>();
-            }
-            q = b.effectiveQ();
-            current.add(new Target(contact, b.path()));
-        }
-        if (!current.isEmpty()) {
-            groups.add(current);
-        }
-        return groups;
+        });
     }
 
     /**

@@ -7,8 +7,10 @@ import java.util.Set;
  * Picks the response a proxy sends upstream once every branch is final
  * (RFC 3261 §16.7 item 6): a 6xx if there is one, otherwise the lowest
  * response class; among 4xx the ones a client can act on (401, 407, 415,
- * 420, 484) first. A chosen 503 becomes 500, because the 503 described the
- * next hop, not this proxy. With no response at all the answer is 408.
+ * 420, 484) first, a 430 last. A chosen 503 becomes 500, because the 503 described the
+ * next hop, not this proxy; a chosen 430 (Flow Failed) becomes 480, because
+ * 430 is meant for proxies only (RFC 5626 §11.5) and, to the caller, the
+ * callee is just not reachable now. With no response at all the answer is 408.
  */
 public final class ResponseChoice {
 
@@ -48,6 +50,10 @@ public final class ResponseChoice {
             return cc < kc;
         }
         if (cc == 4) {
+            if (current == 430 || candidate == 430) {
+                // A failed flow says nothing about the callee; any other 4xx says more.
+                return current == 430 && candidate != 430;
+            }
             return ACTIONABLE_4XX.contains(candidate) && !ACTIONABLE_4XX.contains(current);
         }
         return false;
@@ -55,6 +61,15 @@ public final class ResponseChoice {
 
     /** The status actually sent upstream for a chosen {@code status}. */
     public static int upstreamStatus(int status) {
-        return status == 503 ? 500 : status;
+        return switch (status) {
+            case 503 -> 500;
+            case 430 -> 480;
+            default -> status;
+        };
+    }
+
+    /** The reason phrase for a status {@link #upstreamStatus} changed. */
+    public static String upstreamReason(int status) {
+        return upstreamStatus(status) == 480 ? "Temporarily Unavailable" : "Server Internal Error";
     }
 }

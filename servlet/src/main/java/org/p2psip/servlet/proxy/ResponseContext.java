@@ -4,8 +4,10 @@ import java.text.ParseException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import javax.sip.ClientTransaction;
@@ -42,6 +44,8 @@ final class ResponseContext {
 
     /** Marks client transactions of CANCELs this proxy sent; their responses are not forwarded. */
     static final Object CANCEL_BRANCH = new Object();
+    /** RFC 5626 §11.5: the edge proxy no longer holds the flow a branch went to. */
+    static final int FLOW_FAILED = 430;
 
     private static final Logger LOG = LoggerFactory.getLogger(ResponseContext.class);
 
@@ -57,6 +61,8 @@ final class ResponseContext {
 
     private final Deque<List<Target>> groups = new ArrayDeque<>();
     private final Set<ClientTransaction> pending = new LinkedHashSet<>();
+    /** Each pending branch's target, for its instance's other flows. */
+    private final Map<ClientTransaction, Target> branchTargets = new HashMap<>();
     private final Set<ClientTransaction> cancelOnProvisional = new LinkedHashSet<>();
     private Response bestResponse;
     private int bestStatus = -1;
@@ -125,6 +131,7 @@ final class ResponseContext {
             return;
         }
         boolean wasPending = pending.remove(ct);
+        Target target = branchTargets.remove(ct);
         cancelOnProvisional.remove(ct);
         if (status < 300) {
             forwardSuccess(response);
@@ -132,6 +139,10 @@ final class ResponseContext {
         }
         if (!wasPending) {
             return;
+        }
+        if (status == FLOW_FAILED && target != null && !cancelled && !succeeded && target.nextFlow() != null) {
+            // RFC 5626 §7: the same instance's next flow takes the failed one's place.
+            launch(target.nextFlow());
         }
         if (ResponseChoice.better(status, bestStatus) || bestStatus < 0) {
             bestStatus = status;
@@ -150,6 +161,7 @@ final class ResponseContext {
         if (!pending.remove(ct)) {
             return;
         }
+        branchTargets.remove(ct);
         cancelOnProvisional.remove(ct);
         recordSynthetic(status, reason);
         continueOrFinish();
@@ -183,7 +195,9 @@ final class ResponseContext {
     private void launch(Target target) {
         try {
             Request copy = forwarder.copyFor(original, processed, target, recordRoute, inboundTransport);
-            pending.add(forwarder.send(copy, this));
+            ClientTransaction ct = forwarder.send(copy, this);
+            pending.add(ct);
+            branchTargets.put(ct, target);
         } catch (Exception e) {
             LOG.debug("cannot forward to {}: {}", target.uri(), e.toString());
             recordSynthetic(Response.SERVICE_UNAVAILABLE, "Next hop unreachable");
@@ -228,10 +242,11 @@ final class ResponseContext {
                 finishWith(Response.SERVER_INTERNAL_ERROR, null);
                 return;
             }
-            if (upstream.getStatusCode() == Response.SERVICE_UNAVAILABLE) {
+            int status = upstream.getStatusCode();
+            if (ResponseChoice.upstreamStatus(status) != status) {
                 try {
-                    upstream.setStatusCode(ResponseChoice.upstreamStatus(Response.SERVICE_UNAVAILABLE));
-                    upstream.setReasonPhrase("Server Internal Error");
+                    upstream.setStatusCode(ResponseChoice.upstreamStatus(status));
+                    upstream.setReasonPhrase(ResponseChoice.upstreamReason(status));
                 } catch (ParseException e) {
                     finishWith(Response.SERVER_INTERNAL_ERROR, null);
                     return;
@@ -242,7 +257,8 @@ final class ResponseContext {
                 markFinal();
             }
         } else {
-            finishWith(ResponseChoice.upstreamStatus(bestStatus), bestStatus == Response.SERVICE_UNAVAILABLE ? null : bestReason);
+            finishWith(ResponseChoice.upstreamStatus(bestStatus),
+                    ResponseChoice.upstreamStatus(bestStatus) != bestStatus ? null : bestReason);
         }
     }
 

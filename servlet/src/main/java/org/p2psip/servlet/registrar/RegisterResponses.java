@@ -12,6 +12,7 @@ import javax.sip.InvalidArgumentException;
 import javax.sip.address.Address;
 import javax.sip.header.ContactHeader;
 import javax.sip.header.Header;
+import javax.sip.header.SupportedHeader;
 import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
@@ -40,6 +41,9 @@ import gov.nist.javax.sip.message.SIPMessage;
  * left out and a Warning says so.
  */
 public final class RegisterResponses {
+
+    /** The RFC 5626 option tag. */
+    static final String OUTBOUND = "outbound";
 
     private final SipEndpoint sip;
 
@@ -97,10 +101,53 @@ public final class RegisterResponses {
         for (Header path : HeaderLists.of(request, "Path")) {
             r.addHeader((Header) path.clone());
         }
+        if (usesOutbound(request)) {
+            r.addHeader(sip.headers().createRequireHeader(OUTBOUND));
+        }
         Calendar date = new GregorianCalendar(TimeZone.getTimeZone("GMT"));
         date.setTimeInMillis(now.toEpochMilli());
         r.setHeader(sip.headers().createDateHeader(date));
         return r;
+    }
+
+    /**
+     * RFC 5626 §6: the registration is an outbound one, and the 200 says so
+     * with {@code Require: outbound}, when the UA supports outbound, a
+     * Contact carries {@code reg-id}, and the edge proxy that wrote the
+     * first Path keeps the flow ({@code ob}). A registrar with no Path in
+     * front of it would be the edge proxy itself, and a node keeps no
+     * client connections, so then it does not.
+     */
+    static boolean usesOutbound(Request request) {
+        boolean supported = false;
+        for (Header h : HeaderLists.of(request, SupportedHeader.NAME)) {
+            supported |= h instanceof SupportedHeader tag && OUTBOUND.equalsIgnoreCase(tag.getOptionTag());
+        }
+        if (!supported) {
+            return false;
+        }
+        boolean regId = false;
+        for (Header h : HeaderLists.of(request, ContactHeader.NAME)) {
+            regId |= ((ContactHeader) h).getParameter("reg-id") != null;
+        }
+        List<String> path = RegisterTranslation.path(request);
+        return regId && !path.isEmpty() && firstUriHasOb(path.get(0));
+    }
+
+    /** Whether the URI of a Path value ({@code <uri;params>...}) has the {@code ob} parameter. */
+    private static boolean firstUriHasOb(String pathValue) {
+        int lt = pathValue.indexOf('<');
+        int gt = pathValue.indexOf('>', lt + 1);
+        if (lt < 0 || gt < 0) {
+            return false;
+        }
+        for (String param : pathValue.substring(lt + 1, gt).split(";")) {
+            String name = param.contains("=") ? param.substring(0, param.indexOf('=')) : param;
+            if (name.trim().equalsIgnoreCase("ob")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Response rejection(Request request, Rejected rejected) throws ParseException, InvalidArgumentException {

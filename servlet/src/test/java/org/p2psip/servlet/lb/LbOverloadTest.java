@@ -177,12 +177,18 @@ class LbOverloadTest {
         public void toClient(ReturnAddress client, ByteBuf message) {
             sent.add(new String[] {"client", client.address().toString(), LbText.text(message)});
         }
+
+        @Override
+        public boolean toFlow(long connection, ByteBuf message) {
+            sent.add(new String[] {"flow", Long.toString(connection), LbText.text(message)});
+            return true;
+        }
     };
 
     private EmbeddedChannel router() {
         return new EmbeddedChannel(new SipParserHandler(counters),
                 new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes, load, counters), nodes, egress,
-                        counters, 7, clock::get));
+                        counters, 7, clock::get, new FlowTokens()));
     }
 
     /** Forwards a request and returns what the node got and which node it was. */

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,8 +26,24 @@ class LbRouterTest {
     private record Sent(boolean toNode, InetSocketAddress to, ReturnAddress client, String text) {
     }
 
+    /** What went down a client flow. */
+    private record Flowed(long connection, String text) {
+    }
+
     private static final class Capture implements Egress {
         final List<Sent> sent = new ArrayList<>();
+        final List<Flowed> flowed = new ArrayList<>();
+        final Set<Long> openConnections = new HashSet<>();
+
+        @Override
+        public boolean toFlow(long connection, ByteBuf message) {
+            String text = LbText.text(message);
+            if (!openConnections.contains(connection)) {
+                return false;
+            }
+            flowed.add(new Flowed(connection, text));
+            return true;
+        }
 
         @Override
         public void toNode(InetSocketAddress node, ByteBuf message) {
@@ -52,12 +69,13 @@ class LbRouterTest {
     private final BalancerCounters counters = new BalancerCounters();
     private final Capture egress = new Capture();
     private final NodeSet nodes = new NodeSet(NODES);
+    private final FlowTokens flows = new FlowTokens();
 
     /** A router that knows its nodes' addresses, so it tells their requests from clients'. */
     private EmbeddedChannel channelKnowingItsNodes() {
         return new EmbeddedChannel(new SipParserHandler(counters),
                 new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes), nodes, egress, counters, 7,
-                        System::nanoTime));
+                        System::nanoTime, flows));
     }
 
     private EmbeddedChannel channel(BalancingPolicy policy) {
@@ -390,6 +408,127 @@ class LbRouterTest {
         assertEquals(Transport.TCP, back.transport());
         assertEquals(9, back.connection());
         assertTrue(out.split("\r\n")[1].startsWith("Via: SIP/2.0/UDP "), "nodes are reached over UDP");
+    }
+
+    /** The flow URI the balancer put in Path for a REGISTER on {@code connection}. */
+    private String registerOnConnection(EmbeddedChannel ch, long connection, String contactParams) {
+        String register = LbText.register("carol@example.com", "reg-" + connection)
+                .replace("SIP/2.0/UDP 127.0.0.1:5070", "SIP/2.0/TCP 127.0.0.1:5070")
+                .replace("Contact: <sip:x@127.0.0.1:5070>", "Contact: <sip:x@127.0.0.1:5070;transport=tcp>" + contactParams);
+        ch.writeInbound(LbText.tcp(register, connection));
+        Sent s = egress.only();
+        assertTrue(s.toNode());
+        Matcher path = Pattern.compile("\r\nPath: <([^>]+)>\r\n").matcher(s.text());
+        assertTrue(path.find(), s.text());
+        return path.group(1);
+    }
+
+    private static String fromNode(String text) {
+        return text.replace("Via: SIP/2.0/UDP 127.0.0.1:5070", "Via: SIP/2.0/UDP 127.0.0.1:5062");
+    }
+
+    private static SipFrame nodeFrame(String text) {
+        return new SipFrame(LbText.crlf(text), new InetSocketAddress("127.0.0.1", 5062), Transport.UDP, 0);
+    }
+
+    @Test
+    void aRegisterOnAConnectionGetsAPathNamingTheBalancerWithAFlowToken() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+
+        String path = registerOnConnection(ch, 42, "");
+
+        assertTrue(path.matches("sip:t2a-[0-9a-f]{16}@127\\.0\\.0\\.1:5060;lr"), path);
+        assertEquals(Optional.of(new FlowTokens.Flow(Transport.TCP, 42)),
+                flows.read(path.substring(4, path.indexOf('@'))));
+        assertTrue(registerOnConnection(ch, 43, ";reg-id=1;+sip.instance=\"<urn:uuid:1>\"").endsWith(";lr;ob"),
+                "outbound asked for: the edge proxy says so (RFC 5626 §5.1)");
+    }
+
+    @Test
+    void aRegisterOverUdpGetsNoPath() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+
+        ch.writeInbound(LbText.udp(LbText.register("dave@example.com", "udp-reg")));
+
+        assertFalse(egress.only().text().contains("Path:"));
+    }
+
+    @Test
+    void aNodesInviteForAFlowGoesDownItsConnectionRecordRoutedTwiceByTheFlow() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+        String path = registerOnConnection(ch, 42, "");
+        egress.openConnections.add(42L);
+        String token = path.substring(4, path.indexOf('@'));
+
+        ch.writeInbound(nodeFrame(fromNode(LbText.invite("flow-call", "z9hG4bKn1"))
+                .replace("INVITE sip:bob@example.com", "INVITE sip:x@127.0.0.1:5070;transport=tcp")
+                .replace("Max-Forwards: 70\n", "Max-Forwards: 70\nRoute: <" + path + ">\n")));
+
+        assertTrue(egress.sent.isEmpty(), egress.sent.toString());
+        assertEquals(1, egress.flowed.size());
+        assertEquals(42, egress.flowed.get(0).connection());
+        String[] lines = egress.flowed.get(0).text().split("\r\n");
+        assertTrue(lines[1].startsWith("Via: SIP/2.0/TCP 127.0.0.1:5060;branch=" + self.branchPrefix()), lines[1]);
+        assertEquals("Record-Route: <sip:" + token + "@127.0.0.1:5060;transport=tcp;lr>", lines[2],
+                "the top value faces the UA, with its transport");
+        assertEquals("Record-Route: <sip:" + token + "@127.0.0.1:5060;lr>", lines[3], "the one below faces the nodes");
+        assertFalse(egress.flowed.get(0).text().contains("\r\nRoute:"), "its own flow Route is gone");
+    }
+
+    @Test
+    void aNodesRequestForAClosedFlowIsAnswered430() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+        String path = registerOnConnection(ch, 42, "");
+
+        ch.writeInbound(nodeFrame(fromNode(LbText.invite("gone", "z9hG4bKn2"))
+                .replace("Max-Forwards: 70\n", "Max-Forwards: 70\nRoute: <" + path + ">\n")));
+
+        Sent s = egress.only();
+        assertFalse(s.toNode());
+        assertEquals(new InetSocketAddress("127.0.0.1", 5062), s.to(), "answered to the node that sent it");
+        assertTrue(s.text().startsWith("SIP/2.0 430 Flow Failed\r\n"), s.text());
+        assertEquals(1, counters.flowFailed());
+    }
+
+    @Test
+    void aFlowTokenTheBalancerDidNotWriteIsAnswered430() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+        egress.openConnections.add(42L);
+        String forged = new FlowTokens().token(new FlowTokens.Flow(Transport.TCP, 42));
+
+        ch.writeInbound(nodeFrame(fromNode(LbText.invite("forged", "z9hG4bKn3"))
+                .replace("Max-Forwards: 70\n", "Max-Forwards: 70\nRoute: <sip:" + forged + "@127.0.0.1:5060;lr>\n")));
+
+        assertTrue(egress.flowed.isEmpty(), "nothing goes down connection 42");
+        assertTrue(egress.only().text().startsWith("SIP/2.0 430 "));
+    }
+
+    @Test
+    void inDialogRequestsCrossTheFlowInBothDirections() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+        String path = registerOnConnection(ch, 42, "");
+        egress.openConnections.add(42L);
+        String token = path.substring(4, path.indexOf('@'));
+        String towardsUa = "<sip:" + token + "@127.0.0.1:5060;transport=tcp;lr>";
+        String towardsNodes = "<sip:" + token + "@127.0.0.1:5060;lr>";
+        String nodes = "<sip:127.0.0.1:5060;lr;dt=abc>";
+        String bye = LbText.invite("dlg", "z9hG4bKb1").replace("INVITE sip:bob@example.com", "BYE sip:x@127.0.0.1:5070")
+                .replace("1 INVITE", "2 BYE").replace("To: <sip:bob@example.com>", "To: <sip:bob@example.com>;tag=b1");
+
+        // The UA's BYE, on its connection, with the route set it learnt: both flow values go, the node's stays.
+        ch.writeInbound(LbText.tcp(bye.replace("SIP/2.0/UDP", "SIP/2.0/TCP")
+                .replace("Max-Forwards: 70\n", "Max-Forwards: 70\nRoute: " + towardsUa + "," + towardsNodes + "," + nodes + "\n"), 42));
+        Sent up = egress.only();
+        assertTrue(up.toNode());
+        assertTrue(up.text().contains("\r\nRoute: " + nodes + "\r\n"), up.text());
+
+        // The caller's BYE, after the node took its own value off: down the flow, both flow values gone.
+        ch.writeInbound(nodeFrame(fromNode(bye).replace("Max-Forwards: 70\n",
+                "Max-Forwards: 70\nRoute: " + towardsNodes + "\nRoute: " + towardsUa + "\n")));
+        assertEquals(1, egress.flowed.size());
+        String down = egress.flowed.get(0).text();
+        assertFalse(down.contains("Route:"), down);
+        assertFalse(down.contains("Record-Route"), "not dialog-creating: " + down);
     }
 
     private static String branchOf(String text) {

@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -250,6 +251,30 @@ class RegistrarIntegrationTest {
         assertTrue(r.header("allow").orElse("").contains("REGISTER"));
         assertTrue(r.header("accept").isPresent());
         assertTrue(r.header("supported").isPresent());
+    }
+
+    @Test
+    void anOutboundRegistrationThroughAnEdgeProxyKeepingItsFlowIsAnsweredRequireOutbound() throws Exception {
+        String aor = "sip:olga-" + UUID.randomUUID() + "@example.com";
+        String contact = "Contact: <sip:olga@192.0.2.70;transport=tcp>;reg-id=1;+sip.instance=\"<urn:uuid:00000000-0000-0000-0000-000000000001>\"";
+        RequestText withOb = RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), aor, aor,
+                "ob-" + UUID.randomUUID(), 1).with(contact).with("Supported: outbound, path")
+                .with("Path: <sip:t1-0123456789abcdef@192.0.2.1:5060;lr;ob>");
+
+        SipText ok = send(withOb);
+
+        assertEquals(200, ok.status());
+        assertEquals(Optional.of("outbound"), ok.header("require"));
+        assertTrue(ok.header("path").orElse("").contains(";ob"), "Path echoed (RFC 3327 §5.3)");
+        assertEquals(List.of("<sip:t1-0123456789abcdef@192.0.2.1:5060;lr;ob>"),
+                stored(aor.substring(4, aor.indexOf('@'))).get(0).path(), "the binding keeps the flow's Path");
+
+        String other = "sip:olaf-" + UUID.randomUUID() + "@example.com";
+        SipText noOb = send(RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), other, other,
+                "nob-" + UUID.randomUUID(), 1).with(contact).with("Supported: outbound, path")
+                .with("Path: <sip:192.0.2.1:5060;lr>"));
+        assertEquals(200, noOb.status());
+        assertTrue(noOb.header("require").isEmpty(), "an edge proxy that keeps no flow: no outbound (RFC 5626 §6)");
     }
 
     @Test

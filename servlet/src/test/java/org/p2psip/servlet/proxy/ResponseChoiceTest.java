@@ -33,6 +33,14 @@ class ResponseChoiceTest {
     }
 
     @Test
+    void aFailedFlowReachesTheCallerAs480NotAsTheProxiesOnly430() {
+        assertEquals(480, ResponseChoice.upstreamStatus(ResponseChoice.best(List.of(430))));
+        assertEquals("Temporarily Unavailable", ResponseChoice.upstreamReason(430));
+        assertEquals(486, ResponseChoice.upstreamStatus(ResponseChoice.best(List.of(430, 486))),
+                "a phone's own answer from another branch says more");
+    }
+
+    @Test
     void nothingToChooseFromIsMinusOne() {
         assertEquals(-1, ResponseChoice.best(List.of()));
     }

@@ -1,0 +1,98 @@
+package org.p2psip.loadtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A phone that accepts no connections still receives its calls (RFC 5626
+ * outbound, RFC 3327 Path): SIPp registers over one TCP connection to the
+ * balancer with a Contact nothing listens on, and 1,000 calls through a
+ * 3-node cluster reach it over that connection, each answered by its
+ * out-of-call scenario and hung up along the route set. Once that
+ * connection is gone, a call to it is answered 480 at once instead of
+ * waiting out a transaction timeout.
+ */
+@Timeout(300)
+class OutboundFlowTest {
+
+    private static final int CALLS = 1000;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void aPhoneAcceptingNoConnectionsGetsItsCallsOverItsRegisteredFlow() throws Exception {
+        try (AuthenticatedCluster cluster = AuthenticatedCluster.startWithDefaults(work, "hazelcast", 3)) {
+            cluster.importUsers("flow", 1);
+            String lb = "127.0.0.1:" + cluster.lbPort();
+            int nobodyListens = FreePort.udpAndTcp();
+            Path csv = work.resolve("flow-phone.csv");
+            Files.write(csv, List.of("SEQUENTIAL", "flowu0;127.0.0.1:" + nobodyListens + ";"
+                    + AuthenticatedCluster.password("flowu0")), StandardCharsets.ISO_8859_1);
+            Path messages = work.resolve("phone-messages.log");
+            Process phone = Sipp.startBackground(work, "-sf", scenario("register-flow.xml"),
+                    "-oocsf", scenario("uas-record-route.xml"), "-inf", csv.toString(),
+                    "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-d", "240000", "-t", "t1",
+                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-trace_msg", "-message_file", messages.toString(),
+                    "-trace_err", "-error_file", work.resolve("phone-errors.log").toString(), lb);
+            try {
+                awaitRegistered(messages, phone, Duration.ofSeconds(30));
+
+                Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(180),
+                        "-sf", scenario("call-hold.xml"), "-s", "flowu0", "-m", Integer.toString(CALLS),
+                        "-r", "100", "-l", "200", "-d", "0", "-i", "127.0.0.1",
+                        "-p", Integer.toString(FreePort.udpAndTcp()),
+                        "-trace_err", "-error_file", work.resolve("caller-errors.log").toString(), lb);
+                String why = calls + "\n" + Sipp.errorExcerpt(work.resolve("caller-errors.log"), 30)
+                        + "\nphone: " + Sipp.errorExcerpt(work.resolve("phone-errors.log"), 30);
+                assertEquals(CALLS, calls.successful(), why);
+                assertEquals(0, calls.failed(), why);
+                assertTrue(phone.isAlive(), "the phone's SIPp ended during the calls: " + why);
+                long invites = Files.readAllLines(messages, StandardCharsets.ISO_8859_1).stream()
+                        .filter(l -> l.startsWith("INVITE sip:")).count();
+                assertEquals(CALLS, invites, "every INVITE reached the phone once, on its one connection");
+            } finally {
+                phone.destroy();
+                assertTrue(phone.waitFor(10, TimeUnit.SECONDS), "the phone's SIPp did not exit");
+            }
+
+            Sipp.Result gone = Sipp.run(work, Duration.ofSeconds(30), "-sf", scenario("call-unavailable.xml"),
+                    "-s", "flowu0", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-trace_err", "-error_file", work.resolve("gone-errors.log").toString(), lb);
+            assertEquals(1, gone.successful(), gone + "\n" + Sipp.errorExcerpt(work.resolve("gone-errors.log"), 30));
+        }
+    }
+
+    private static String scenario(String name) {
+        return Path.of("sipp", name).toAbsolutePath().toString();
+    }
+
+    /** Waits, with a deadline, for the phone's SIPp to log the 200 that made it an outbound registration. */
+    private static void awaitRegistered(Path messages, Process phone, Duration timeout) throws Exception {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (!phone.isAlive()) {
+                throw new AssertionError("the phone's SIPp ended before registering (exit " + phone.exitValue() + ")");
+            }
+            if (Files.exists(messages)
+                    && Files.readString(messages, StandardCharsets.ISO_8859_1).contains("Require: outbound")) {
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new AssertionError("no 200 with Require: outbound within " + timeout);
+    }
+}
