@@ -26,19 +26,25 @@ import picocli.CommandLine.Spec;
  * {@code p2psip bench connections}: holds many TCP connections open to a
  * node or balancer on loopback and reports how the target deals with them
  * (its idle timeout, its message deadline with {@code --slowloris}, its
- * connection caps) and what they cost it in memory. One thread and one
- * selector; bounded in count (18,000: this process holds a descriptor for
+ * connection caps) and what they cost it in memory; with
+ * {@code --register-rate}, how it carries REGISTER refreshes from all of
+ * them (seed: TCP for very large SIP servers). One thread and one
+ * selector; bounded in count (19,000: this process holds a descriptor for
  * each, under the machine's 20,000) and in time.
  */
 @Command(name = "connections", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Open --count TCP connections to a SIP target on a loopback address, round-robin over "
                 + "--sources, at --rate per second; keep them idle (or, with --slowloris, send a request whose "
                 + "body never arrives whole); watch up to --watch seconds how many the target closes and when. "
+                + "With --register-rate, once all are open each connection registers its own AOR and refreshes "
+                + "it in turn, at that many REGISTERs per second for --register-seconds. "
                 + "Reports opened, failed, refused on accept, closed later (median, p90, max time from opening), "
-                + "still open, and the target's RSS before, with all open and after (--pid). Loopback only.")
+                + "still open, REGISTERs answered 2xx and failed with their latency, and the target's RSS before, "
+                + "with all open and after (--pid). Loopback only.")
 public final class ConnectionsCommand implements Callable<Integer> {
 
-    static final int MAX_COUNT = 18_000;
+    static final int MAX_COUNT = 19_000;
+    static final long MAX_REGISTER_SECONDS = 600;
     static final long MAX_WATCH_SECONDS = 900;
     static final long MAX_OPENING_SECONDS = 900;
     /** Descriptors this JVM needs besides the connections: jars, the selector, stdio. */
@@ -52,7 +58,7 @@ public final class ConnectionsCommand implements Callable<Integer> {
     String target;
 
     @Option(names = "--count", paramLabel = "N",
-            description = "Connections to open, at most 18000. Default: ${DEFAULT-VALUE}.")
+            description = "Connections to open, at most 19000. Default: ${DEFAULT-VALUE}.")
     int count = 1_000;
 
     @Option(names = "--sources", paramLabel = "LIST",
@@ -93,6 +99,21 @@ public final class ConnectionsCommand implements Callable<Integer> {
     @Option(names = "--pid", paramLabel = "PID", description = "The target's process, to read its RSS and threads.")
     long pid;
 
+    @Option(names = "--register-rate", paramLabel = "N",
+            description = "REGISTERs per second sent over the open connections once all are open, each connection "
+                    + "registering sip:connI@DOMAIN with a Contact at its own address and refreshing it on its "
+                    + "turn (round-robin); 0: none. Needs a target that does not challenge (--auth none). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    double registerRate;
+
+    @Option(names = "--register-seconds", paramLabel = "SECONDS",
+            description = "How long to send REGISTERs, at most 600. Default: ${DEFAULT-VALUE}.")
+    long registerSeconds = 30;
+
+    @Option(names = "--domain", paramLabel = "DOMAIN",
+            description = "The domain of the registered AORs. Default: the target's address.")
+    String domain;
+
     public static CommandLine commandLine() {
         return new CommandLine(new ConnectionsCommand());
     }
@@ -102,9 +123,11 @@ public final class ConnectionsCommand implements Callable<Integer> {
         ConnectionsSpec run = validate();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        out.printf("connections: %,d to %s from %d source%s at %s/s, %s, watching up to %d s%n", count,
+        out.printf("connections: %,d to %s from %d source%s at %s/s, %s%n", count,
                 target, run.sources().size(), run.sources().size() == 1 ? "" : "s", trim(rate),
-                slowloris ? "slowloris" : "idle", watchSeconds);
+                slowloris ? "slowloris, watching up to " + watchSeconds + " s"
+                        : registerRate > 0 ? "REGISTER refreshes at " + trim(registerRate) + "/s for "
+                                + registerSeconds + " s" : "idle, watching up to " + watchSeconds + " s");
         out.flush();
         ConnectionsReport report = new ConnectionsRun(run, () -> TargetSample.of(pid), err).run();
         if (pid > 0) {
@@ -187,8 +210,23 @@ public final class ConnectionsCommand implements Callable<Integer> {
         if (pid < 0) {
             throw new ParameterException(cl, "--pid must be a process id");
         }
+        if (registerRate < 0 || registerRate > 100_000 || Double.isNaN(registerRate)) {
+            throw new ParameterException(cl, "--register-rate must be 0..100000 per second");
+        }
+        if (registerSeconds < 1 || registerSeconds > MAX_REGISTER_SECONDS) {
+            throw new ParameterException(cl, "--register-seconds must be 1.." + MAX_REGISTER_SECONDS);
+        }
+        if (registerRate > 0 && slowloris) {
+            throw new ParameterException(cl, "--register-rate and --slowloris exclude each other: a slowloris "
+                    + "connection never completes a message");
+        }
+        String aorDomain = domain != null ? domain : to.toString();
+        if (aorDomain.isBlank() || aorDomain.chars().anyMatch(c -> c <= ' ' || c == '<' || c == '>' || c == '@')) {
+            throw new ParameterException(cl, "--domain '" + domain + "' is not a host name or address");
+        }
         return new ConnectionsSpec(new InetSocketAddress(targetAddress, to.port()), from, count, rate, slowloris,
-                TimeUnit.SECONDS.toMillis(watchSeconds), connectTimeoutMillis, refusedWithinMillis, probe);
+                TimeUnit.SECONDS.toMillis(watchSeconds), connectTimeoutMillis, refusedWithinMillis, probe,
+                registerRate, TimeUnit.SECONDS.toMillis(registerSeconds), aorDomain);
     }
 
     /** The soft limit on open files from /proc/self/limits; -1 if unknown or unlimited. */

@@ -29,12 +29,15 @@ import org.p2psip.loadtest.process.TargetSample;
  * @param allOpen            the target a second after the last connection opened
  * @param openAtSample       connections open when {@code allOpen} was taken
  * @param after              the target after the watch and this tool's connections were closed
+ * @param initial            the REGISTERs sent as each connection opened, if any
+ * @param refreshes          the REGISTER refreshes sent over the connections once all were open, if any
  */
 record ConnectionsReport(int attempted, int opened, int failed, Map<String, Integer> failures, int refused,
                          int firstRefused, String firstRefusedSource, long refusedMaxMillis, long[] closeMillis,
                          int stillOpen, long bytesReceived, double openSeconds, double watchSeconds,
                          long refusedWithinMillis, Probe probe, TargetSample before, TargetSample allOpen,
-                         int openAtSample, TargetSample after) {
+                         int openAtSample, TargetSample after, RefreshReport initial,
+                         RefreshReport refreshes) {
 
     /** The extra connection from another source opened after the others. */
     enum Probe {
@@ -89,6 +92,12 @@ record ConnectionsReport(int attempted, int opened, int failed, Map<String, Inte
         b.append(String.format(Locale.ROOT, "still open: %,d after watching %.1f s%n", stillOpen, watchSeconds));
         if (bytesReceived > 0) {
             b.append(String.format(Locale.ROOT, "received:   %,d bytes from the target%n", bytesReceived));
+        }
+        if (initial.sent() > 0) {
+            b.append(initial.text("initial:  "));
+        }
+        if (refreshes.sent() > 0) {
+            b.append(refreshes.text("refreshes:"));
         }
         if (probe != Probe.NONE) {
             b.append("probe:      ").append(probe.name().toLowerCase(Locale.ROOT)).append('\n');

@@ -40,6 +40,8 @@ final class ConnectionsRun {
     /** The all-open sample is taken this long after the last connection opened, when the target has caught up. */
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long answers to the last refreshes are waited for. */
+    private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ConnectionsSpec spec;
     private final Supplier<TargetSample> target;
@@ -53,9 +55,15 @@ final class ConnectionsRun {
     private final Map<String, Integer> failures = new HashMap<>();
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(16_384);
     private final String nonce = Long.toHexString(System.nanoTime());
+    private final RefreshLoad refreshes;
     private int connecting;
     private int open;
     private long bytesReceived;
+    private long registerStart = Long.MAX_VALUE;
+    private long registerEnd = Long.MAX_VALUE;
+    /** REGISTERs due so far, and the connection whose turn is next. */
+    private long registersDue;
+    private int registerSlot;
 
     /**
      * @param target   samples the target process (its RSS), called before, with all open and after
@@ -71,6 +79,8 @@ final class ConnectionsRun {
         this.startedAt = new long[slots];
         this.openedAt = new long[slots];
         this.closedAt = new long[slots];
+        this.refreshes = spec.registers() ? new RefreshLoad(spec.domain(), slots,
+                (int) Math.min(Integer.MAX_VALUE / 2, spec.registerRate() * spec.registerMillis() / 1000 + 16)) : null;
     }
 
     ConnectionsReport run() throws IOException {
@@ -107,6 +117,18 @@ final class ConnectionsRun {
                     openedAll = now;
                     sampleAt = now + SETTLE_NANOS;
                     watchEnd = now + TimeUnit.MILLISECONDS.toNanos(spec.watchMillis());
+                    if (refreshes != null) {
+                        // Refreshes start once the all-open sample is taken, and the run ends after them.
+                        registerStart = sampleAt;
+                        registerEnd = registerStart + TimeUnit.MILLISECONDS.toNanos(spec.registerMillis());
+                        watchEnd = registerEnd + DRAIN_NANOS;
+                    }
+                }
+                if (now >= registerStart && now < registerEnd) {
+                    if (registersDue == 0) {
+                        refreshes.startRefreshes();
+                    }
+                    sendDueRegisters(now);
                 }
                 if (openedAll != 0 && !sampled && (now >= sampleAt || open == 0 || now >= watchEnd)) {
                     allOpen = target.get();
@@ -123,6 +145,9 @@ final class ConnectionsRun {
                     nextProgress += PROGRESS_NANOS;
                 }
                 long wake = Math.min(nextTimeoutScan, Math.min(nextProgress, Math.min(sampleAt, watchEnd)));
+                if (registerStart != Long.MAX_VALUE && now < registerEnd) {
+                    wake = Math.min(wake, Math.max(registerStart, nextRegisterAt()));
+                }
                 if (next < spec.count()) {
                     wake = Math.min(wake, start + next * gapNanos);
                 }
@@ -144,7 +169,10 @@ final class ConnectionsRun {
             ConnectionsReport.Probe probe = probeOutcome();
             closeAll();
             selector.selectNow(); // flushes the cancelled keys so the descriptors are released
-            return report(start, openedAll, end, stillOpen, probe, before, allOpen, openAtSample);
+            RefreshReport refreshReport = refreshes == null ? RefreshReport.NONE
+                    : refreshes.refreshReport(Math.min(end, registerEnd) > registerStart
+                            ? (Math.min(end, registerEnd) - registerStart) / 1e9 : 0);
+            return report(start, openedAll, end, stillOpen, probe, before, allOpen, openAtSample, refreshReport);
         } finally {
             closeAll();
         }
@@ -155,7 +183,7 @@ final class ConnectionsRun {
         return new ConnectionsReport(r.attempted(), r.opened(), r.failed(), r.failures(), r.refused(),
                 r.firstRefused(), r.firstRefusedSource(), r.refusedMaxMillis(), r.closeMillis(), r.stillOpen(),
                 r.bytesReceived(), r.openSeconds(), r.watchSeconds(), r.refusedWithinMillis(), r.probe(), r.before(),
-                r.allOpen(), r.openAtSample(), after);
+                r.allOpen(), r.openAtSample(), after, r.initial(), r.refreshes());
     }
 
     private void open(Selector selector, int slot, InetAddress source, long now) {
@@ -191,6 +219,8 @@ final class ConnectionsRun {
             if (spec.slowloris()) {
                 // A few hundred bytes into an empty socket buffer: written whole.
                 ch.write(ByteBuffer.wrap(slowlorisRequest(slot, ch)));
+            } else if (refreshes != null && slot < spec.count()) {
+                ch.write(ByteBuffer.wrap(refreshes.next(slot, (InetSocketAddress) ch.getLocalAddress(), now)));
             }
             SelectionKey key = ch.keyFor(selector);
             if (key == null) {
@@ -237,10 +267,42 @@ final class ConnectionsRun {
                             break;
                         }
                         bytesReceived += n;
+                        if (refreshes != null) {
+                            readBuffer.flip();
+                            refreshes.received(slot, readBuffer, now);
+                        }
                     }
                 } catch (IOException e) {
                     closedByTarget(slot, now); // a reset
                 }
+            }
+        }
+    }
+
+    private long nextRegisterAt() {
+        return registerStart + (long) (registersDue * 1e9 / spec.registerRate());
+    }
+
+    /** Sends every REGISTER due by {@code now}, each on the next open connection in turn. */
+    private void sendDueRegisters(long now) {
+        while (nextRegisterAt() <= now) {
+            registersDue++;
+            for (int tries = 0; tries < spec.count(); tries++) {
+                int slot = registerSlot;
+                registerSlot = (registerSlot + 1) % spec.count();
+                if (state[slot] != OPEN) {
+                    continue;
+                }
+                SocketChannel ch = channels[slot];
+                try {
+                    ByteBuffer request = ByteBuffer.wrap(refreshes.next(slot,
+                            (InetSocketAddress) ch.getLocalAddress(), now));
+                    // Half a kilobyte into a socket buffer that holds one earlier REGISTER at most: written whole.
+                    ch.write(request);
+                } catch (IOException e) {
+                    closedByTarget(slot, now);
+                }
+                break;
             }
         }
     }
@@ -316,7 +378,8 @@ final class ConnectionsRun {
     }
 
     private ConnectionsReport report(long start, long openedAll, long end, int stillOpen, ConnectionsReport.Probe probe,
-                                     TargetSample before, TargetSample allOpen, int openAtSample) {
+                                     TargetSample before, TargetSample allOpen, int openAtSample,
+                                     RefreshReport refreshReport) {
         int opened = 0;
         int failed = 0;
         int refused = 0;
@@ -348,7 +411,9 @@ final class ConnectionsRun {
         return new ConnectionsReport(spec.count(), opened, failed, failures, refused, firstRefused,
                 firstRefusedSource, refusedMaxMillis, closes.stream().mapToLong(Long::longValue).toArray(), stillOpen,
                 bytesReceived, (openedAll - start) / 1e9, (end - openedAll) / 1e9, spec.refusedWithinMillis(), probe,
-                before, allOpen, openAtSample, TargetSample.NONE);
+                before, allOpen, openAtSample, TargetSample.NONE,
+                refreshes == null ? RefreshReport.NONE : refreshes.initialReport((openedAll - start) / 1e9),
+                refreshReport);
     }
 
     /** A request line and headers announcing a 1,000-byte body, of which only 10 bytes follow. */

@@ -16,9 +16,18 @@ import java.util.List;
  * @param connectTimeoutMillis an unanswered connect counts as failed after this long
  * @param refusedWithinMillis  a connection the target closes this soon after it opened counts as refused
  * @param probeSource          after the others, one more connection from here (null: none)
+ * @param registerRate         REGISTER refreshes per second over the open connections once all are open; 0: none
+ * @param registerMillis       how long to send them
+ * @param domain               the domain of the AORs registered
  */
 record ConnectionsSpec(InetSocketAddress target, List<InetAddress> sources, int count, double rate, boolean slowloris,
-                       long watchMillis, long connectTimeoutMillis, long refusedWithinMillis, InetAddress probeSource) {
+                       long watchMillis, long connectTimeoutMillis, long refusedWithinMillis, InetAddress probeSource,
+                       double registerRate, long registerMillis, String domain) {
+
+    /** Whether the run sends REGISTER refreshes. */
+    boolean registers() {
+        return registerRate > 0;
+    }
 
     ConnectionsSpec {
         sources = List.copyOf(sources);

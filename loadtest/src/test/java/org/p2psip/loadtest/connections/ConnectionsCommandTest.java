@@ -54,7 +54,12 @@ class ConnectionsCommandTest {
         String t = "127.0.0.1:5060";
         List<String[]> bad = List.of(
                 new String[] {"--target", t, "--count", "0"},
-                new String[] {"--target", t, "--count", "18001"},
+                new String[] {"--target", t, "--count", "19001"},
+                new String[] {"--target", t, "--register-rate", "-1"},
+                new String[] {"--target", t, "--register-rate", "10", "--register-seconds", "0"},
+                new String[] {"--target", t, "--register-rate", "10", "--register-seconds", "601"},
+                new String[] {"--target", t, "--register-rate", "10", "--slowloris"},
+                new String[] {"--target", t, "--register-rate", "10", "--domain", "a b"},
                 new String[] {"--target", t, "--watch", "0"},
                 new String[] {"--target", t, "--watch", "901"},
                 new String[] {"--target", t, "--rate", "0"},

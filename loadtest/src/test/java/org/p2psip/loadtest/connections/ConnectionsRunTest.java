@@ -19,7 +19,7 @@ class ConnectionsRunTest {
     private static ConnectionsSpec spec(InetSocketAddress target, String sources, int count, boolean slowloris,
                                         long watchMillis, long refusedWithinMillis, String probe) {
         return new ConnectionsSpec(target, SourceAddresses.parse(sources), count, 500, slowloris, watchMillis, 2_000,
-                refusedWithinMillis, probe == null ? null : SourceAddresses.parse(probe).get(0));
+                refusedWithinMillis, probe == null ? null : SourceAddresses.parse(probe).get(0), 0, 0, "example.com");
     }
 
     @Test
