@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.servlet.netns.NamespaceHosts;
 
 /**
  * A node on its own host bound to every interface: with {@code --advertise}
@@ -26,10 +27,10 @@ class AdvertiseAcrossHostsTest {
 
     @Test
     void uasOnOtherHostsRegisterAndCallThroughAWildcardBoundNode() throws Exception {
-        try (NetnsBed bed = NetnsBed.create(3)) {
-            NetnsBed.Host nodeHost = bed.host(1);
-            NetnsBed.Host calleeHost = bed.host(2);
-            NetnsBed.Host callerHost = bed.host(3);
+        try (NamespaceHosts bed = NamespaceHosts.random(3)) {
+            NamespaceHosts.Host nodeHost = bed.host(1);
+            NamespaceHosts.Host calleeHost = bed.host(2);
+            NamespaceHosts.Host callerHost = bed.host(3);
 
             try (NodeProcess refused = NodeProcess.startOn(nodeHost, "node", "--dht", "local", "--sip", "0.0.0.0:5062",
                     "--auth", "none")) {

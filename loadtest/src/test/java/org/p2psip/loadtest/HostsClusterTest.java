@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.servlet.netns.NamespaceHosts;
 
 /**
  * The cluster as it is deployed: the balancer, three hazelcast nodes, the
@@ -37,16 +38,16 @@ class HostsClusterTest {
 
     @Test
     void callsHeldAcrossANodeKillAllHangUpWithTheUasKnowingOnlyTheBalancer() throws Exception {
-        try (NetnsBed bed = NetnsBed.create(6)) {
-            NetnsBed.Host lbHost = bed.host(1);
-            List<NetnsBed.Host> nodeHosts = List.of(bed.host(2), bed.host(3), bed.host(4));
-            NetnsBed.Host calleeHost = bed.host(5);
-            NetnsBed.Host callerHost = bed.host(6);
+        try (NamespaceHosts bed = NamespaceHosts.random(6)) {
+            NamespaceHosts.Host lbHost = bed.host(1);
+            List<NamespaceHosts.Host> nodeHosts = List.of(bed.host(2), bed.host(3), bed.host(4));
+            NamespaceHosts.Host calleeHost = bed.host(5);
+            NamespaceHosts.Host callerHost = bed.host(6);
             String lb = lbHost.address() + ":5060";
             String secret = "hosts-" + UUID.randomUUID();
             List<NodeProcess> processes = new ArrayList<>();
             try {
-                for (NetnsBed.Host h : nodeHosts) {
+                for (NamespaceHosts.Host h : nodeHosts) {
                     List<String> args = new ArrayList<>(List.of("node", "--dht", "hazelcast", "--sip", "0.0.0.0:5060",
                             "--advertise", h.address(), "--overlay", h.address() + ":7001", "--replicas", "2",
                             "--cluster-secret", secret, "--domain", "p2psip.test", "--alias", lb,

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import org.p2psip.servlet.netns.NamespaceHosts;
+
 /**
  * A {@code p2psip} command run as a separate JVM on the test's class path,
  * the way an operator runs it. Output lines are kept for assertions.
@@ -41,8 +43,8 @@ final class NodeProcess implements AutoCloseable {
         return start(List.of(), env, args);
     }
 
-    /** Starts {@code p2psip ARGS...} on a host of a {@link NetnsBed} ({@code ip netns exec} execs, so the pid is java's). */
-    static NodeProcess startOn(NetnsBed.Host host, String... args) throws IOException {
+    /** Starts {@code p2psip ARGS...} on a host of a {@link NamespaceHosts} ({@code ip netns exec} execs, so the pid is java's). */
+    static NodeProcess startOn(NamespaceHosts.Host host, String... args) throws IOException {
         return start(host.exec(), Map.of(), args);
     }
 

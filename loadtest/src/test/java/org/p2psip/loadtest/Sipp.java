@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.servlet.netns.NamespaceHosts;
+
 /**
  * Runs the real SIPp client (Debian's {@code sip-tester}) and reads its
  * verdict: the exit code (0 only when every call succeeded) and the final
@@ -49,8 +51,8 @@ final class Sipp {
         return startBackground(List.of(), workDir, args);
     }
 
-    /** As {@link #startBackground(Path, String...)}, on a host of a {@link NetnsBed}. */
-    static Process startBackground(NetnsBed.Host host, Path workDir, String... args) throws IOException {
+    /** As {@link #startBackground(Path, String...)}, on a host of a {@link NamespaceHosts}. */
+    static Process startBackground(NamespaceHosts.Host host, Path workDir, String... args) throws IOException {
         return startBackground(host.exec(), workDir, args);
     }
 
@@ -70,8 +72,8 @@ final class Sipp {
         return run(List.of(), workDir, timeout, args);
     }
 
-    /** As {@link #run(Path, Duration, String...)}, on a host of a {@link NetnsBed}. */
-    static Result run(NetnsBed.Host host, Path workDir, Duration timeout, String... args)
+    /** As {@link #run(Path, Duration, String...)}, on a host of a {@link NamespaceHosts}. */
+    static Result run(NamespaceHosts.Host host, Path workDir, Duration timeout, String... args)
             throws IOException, InterruptedException {
         return run(host.exec(), workDir, timeout, args);
     }
@@ -115,10 +117,10 @@ final class Sipp {
 
     /**
      * Registers {@code sip:USER@TARGET} with the contact
-     * {@code sip:USER@HOST:CONTACT_PORT} from a host of a {@link NetnsBed}
+     * {@code sip:USER@HOST:CONTACT_PORT} from a host of a {@link NamespaceHosts}
      * (sending from that host's port 5071): one run of {@code sipp/register.xml}.
      */
-    static Result registerOneOn(NetnsBed.Host host, Path workDir, String user, int contactPort, String target)
+    static Result registerOneOn(NamespaceHosts.Host host, Path workDir, String user, int contactPort, String target)
             throws IOException, InterruptedException {
         Path csv = Files.createTempFile(workDir, "one-user", ".csv");
         Files.write(csv, List.of("SEQUENTIAL", user + ";" + host.address() + ":" + contactPort),

@@ -17,7 +17,9 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +36,8 @@ import org.p2psip.servlet.lb.BalancerSettings;
 import org.p2psip.servlet.lb.BalancerStartException;
 import org.p2psip.servlet.lb.BalancingPolicy;
 import org.p2psip.servlet.lb.SipBalancer;
+import org.p2psip.servlet.netns.NamespaceHosts;
+import org.p2psip.servlet.netns.NamespaceHostsException;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.tls.SelfSignedTls;
 import org.p2psip.servlet.tls.TlsListener;
@@ -55,6 +59,13 @@ import picocli.CommandLine.Spec;
  * others bootstrap from it. Nodes run as separate JVMs with this process's
  * java binary, class path and JVM flags, so killing one is a real node
  * failure. Ctrl-C or SIGTERM stops the balancer and SIGTERMs every node.
+ *
+ * <p>With {@code --netns} every node runs on a host of its own, a network
+ * namespace with its own address on a bridge ({@link NamespaceHosts}), and
+ * client hosts are made for phones and SIPp: what one machine's loopback
+ * hides (advertised addresses, who can reach whom) then shows. The
+ * balancer stays in this process, on the bridge's address: this machine is
+ * its host. The hosts go when the cluster stops.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,
@@ -69,6 +80,10 @@ final class ClusterCommand implements Callable<Integer> {
     static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
     private static final Duration NODE_STOP = Duration.ofSeconds(15);
+    static final String DEFAULT_NETNS = "10.213.7";
+    /** Node i's host is PREFIX.(NODE_OCTET + i), client k's PREFIX.(CLIENT_OCTET + k). */
+    private static final int NODE_OCTET = 10;
+    private static final int CLIENT_OCTET = 200;
 
     @Spec
     CommandSpec spec;
@@ -84,6 +99,19 @@ final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--sip", required = true, paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Where the balancer listens (UDP and TCP); nodes take the following ports.")
     HostPort sip;
+
+    @Option(names = "--netns", arity = "0..1", fallbackValue = DEFAULT_NETNS, paramLabel = "PREFIX",
+            description = "Run every node on a host of its own: a Linux network namespace with its own address on "
+                    + "a bridge, PREFIX.0/24 (default " + DEFAULT_NETNS + "). The balancer listens on the bridge's "
+                    + "address PREFIX.1 (this machine) at the --sip port, node i on PREFIX.(10+i), client hosts "
+                    + "(--netns-clients) on PREFIX.201 and up; the host part of --sip and --tls is replaced. "
+                    + "Needs root; the namespaces and the bridge are removed when the cluster stops.")
+    String netns;
+
+    @Option(names = "--netns-clients", paramLabel = "N",
+            description = "With --netns, how many client hosts to make for phones and SIPp (run a program on one "
+                    + "with 'ip netns exec NAME ...'). Default: ${DEFAULT-VALUE}.")
+    int netnsClients = 2;
 
     @Option(names = "--overlay-base", paramLabel = "PORT",
             description = "Overlay port of the first node; the others take the following ones. Default: ${DEFAULT-VALUE}.")
@@ -169,6 +197,7 @@ final class ClusterCommand implements Callable<Integer> {
     private final String clusterSecret = ClusterSecrets.resolve(null).orElseGet(ClusterCommand::randomSecret);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile SipBalancer balancer;
+    private volatile NamespaceHosts hosts;
 
     @Override
     public Integer call() {
@@ -181,7 +210,11 @@ final class ClusterCommand implements Callable<Integer> {
         }, "p2psip-cluster-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            checkFree(sip);
+            if (netns != null) {
+                hosts = makeHosts();
+                printHosts(out);
+            }
+            checkFree(lbSip());
             List<HostPort> nodeAddresses = new ArrayList<>();
             Child first = spawn(1);
             awaitReady(List.of(first));
@@ -210,7 +243,7 @@ final class ClusterCommand implements Callable<Integer> {
             }
             out.flush();
             watchForExits(out);
-        } catch (StartFailure | BalancerStartException e) {
+        } catch (StartFailure | BalancerStartException | NamespaceHostsException e) {
             OneLineErrors.print(spec.commandLine(), e.getMessage());
             stopAll();
             removeHook(hook);
@@ -243,6 +276,16 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "the local backend keeps registrations inside one "
                     + "node, so it runs only with --nodes 1; pick a shared backend (" + String.join(", ",
                     backends.stream().filter(b -> !"local".equals(b)).toList()) + ")");
+        }
+        if (netns != null && (netnsClients < 0 || netnsClients > 50)) {
+            throw new ParameterException(spec.commandLine(), "--netns-clients must be between 0 and 50");
+        }
+        if (netns == null && spec.commandLine().getParseResult().hasMatchedOption("--netns-clients")) {
+            throw new ParameterException(spec.commandLine(), "--netns-clients needs --netns");
+        }
+        if (netns != null && !NamespaceHosts.isPrefix(netns)) {
+            throw new ParameterException(spec.commandLine(), "--netns " + netns + " is not the first three octets "
+                    + "of an IPv4 /24 (like " + DEFAULT_NETNS + ")");
         }
         if (sip.port() + nodeCount > 65535) {
             throw new ParameterException(spec.commandLine(), "--sip port leaves no room for " + nodeCount + " node ports");
@@ -277,12 +320,12 @@ final class ClusterCommand implements Callable<Integer> {
             nodes.add(nodeSip(i));
         }
         try {
-            BalancerSettings settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis),
+            BalancerSettings settings = new BalancerSettings(lbSip(), nodes, policy, Duration.ofMillis(probeIntervalMillis),
                     probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(p.sources(), p.trustedSources())
                     .withConnections(p.connections());
             Optional<TlsMaterial> material = tlsMaterial();
-            return material.isPresent() ? settings.withTls(new TlsListener(tlsAddress, material.get())) : settings;
+            return material.isPresent() ? settings.withTls(new TlsListener(lbTls(), material.get())) : settings;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -313,7 +356,7 @@ final class ClusterCommand implements Callable<Integer> {
                 tlsFiles = new SelfSignedTls.PemFiles(tlsCertificate, tlsKey);
             } else {
                 Path dir = tlsDir != null ? tlsDir : Files.createTempDirectory("p2psip-cluster-tls-");
-                List<String> names = new ArrayList<>(List.of(tlsAddress.host(), sip.host()));
+                List<String> names = new ArrayList<>(List.of(lbTls().host(), lbHost()));
                 if (!names.contains("localhost")) {
                     names.add("localhost");
                 }
@@ -327,7 +370,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     private Optional<HostPort> nodeTls(int number) {
         return tlsAddress == null ? Optional.empty()
-                : Optional.of(new HostPort(tlsAddress.host(), nodeSip(number).port() + NODE_TLS_OFFSET));
+                : Optional.of(new HostPort(netns != null ? nodeHost(number) : tlsAddress.host(),
+                        nodeSip(number).port() + NODE_TLS_OFFSET));
     }
 
     private static String randomSecret() {
@@ -337,15 +381,15 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private HostPort nodeSip(int number) {
-        return new HostPort(sip.host(), sip.port() + number);
+        return new HostPort(nodeHost(number), sip.port() + number);
     }
 
     private List<String> servedDomains() {
-        return domains.isEmpty() ? List.of(sip.host()) : domains;
+        return domains.isEmpty() ? List.of(lbHost()) : domains;
     }
 
     private Optional<HostPort> nodeAdmin(int number) {
-        return adminBase == 0 ? Optional.empty() : Optional.of(new HostPort(sip.host(), adminBase + number - 1));
+        return adminBase == 0 ? Optional.empty() : Optional.of(new HostPort(nodeHost(number), adminBase + number - 1));
     }
 
     /**
@@ -357,33 +401,38 @@ final class ClusterCommand implements Callable<Integer> {
         for (String d : servedDomains()) {
             flags.addAll(List.of("--domain", d));
         }
-        flags.addAll(List.of("--alias", sip.toString()));
+        flags.addAll(List.of("--alias", lbSip().toString()));
         for (int i = 1; i <= nodeCount; i++) {
             flags.addAll(List.of("--alias", nodeSip(i).toString()));
         }
         if (tlsAddress != null) {
-            flags.addAll(List.of("--alias", tlsAddress.toString()));
+            flags.addAll(List.of("--alias", lbTls().toString()));
             for (int i = 1; i <= nodeCount; i++) {
                 flags.addAll(List.of("--alias", nodeTls(i).orElseThrow().toString()));
             }
         }
         // Dialogs are record-routed through the balancer, so any live node carries a call's later requests.
-        flags.addAll(List.of("--record-route", sip.toString()));
+        flags.addAll(List.of("--record-route", lbSip().toString()));
         if (tlsAddress != null) {
-            flags.addAll(List.of("--record-route-tls", tlsAddress.toString()));
+            flags.addAll(List.of("--record-route-tls", lbTls().toString()));
         }
         flags.addAll(List.of("--auth", auth.flag(), "--digest-algorithms", digestAlgorithms));
         return flags;
     }
 
     private Optional<HostPort> nodeOverlay(int number) {
-        return "local".equals(dht) ? Optional.empty() : Optional.of(new HostPort(sip.host(), overlayBase + number - 1));
+        return "local".equals(dht) ? Optional.empty()
+                : Optional.of(new HostPort(nodeHost(number), overlayBase + number - 1));
     }
 
     private Child spawn(int number) throws StartFailure {
         HostPort nodeSip = nodeSip(number);
         Optional<HostPort> overlay = nodeOverlay(number);
-        List<String> command = new ArrayList<>(javaCommand());
+        List<String> command = new ArrayList<>();
+        if (hosts != null) {
+            command.addAll(hosts.host(nodeName(number)).exec());
+        }
+        command.addAll(javaCommand());
         command.addAll(List.of(P2psip.class.getName(), "node", "--dht", dht, "--sip", nodeSip.toString(),
                 "--replicas", Integer.toString(replicas())));
         overlay.ifPresent(o -> command.addAll(List.of("--overlay", o.toString())));
@@ -477,6 +526,52 @@ final class ClusterCommand implements Callable<Integer> {
         }
     }
 
+    /** The hosts {@code --netns} asks for: a node host per node and the client hosts, the bridge addressed. */
+    private NamespaceHosts makeHosts() throws NamespaceHostsException {
+        Map<String, Integer> octets = new LinkedHashMap<>();
+        for (int i = 1; i <= nodeCount; i++) {
+            octets.put(nodeName(i), NODE_OCTET + i);
+        }
+        for (int k = 1; k <= netnsClients; k++) {
+            octets.put("c" + k, CLIENT_OCTET + k);
+        }
+        return NamespaceHosts.create(netns, octets, true);
+    }
+
+    private void printHosts(PrintWriter out) {
+        out.println("p2psip cluster: hosts on bridge " + hosts.bridge() + " " + netns + ".0/24: balancer on this "
+                + "machine " + lbHost());
+        for (NamespaceHosts.Host h : hosts.hosts()) {
+            out.println("p2psip cluster: host " + h.name() + " " + h.address() + " (ip netns exec " + h.namespace()
+                    + " ...)");
+        }
+        out.println("p2psip cluster: if this process is killed, remove them with: ip netns del NAME; ip link del "
+                + hosts.bridge());
+        out.flush();
+    }
+
+    private static String nodeName(int number) {
+        return "n" + number;
+    }
+
+    /** The balancer's host: the bridge's address with --netns, else the --sip host. */
+    private String lbHost() {
+        return netns != null ? netns + ".1" : sip.host();
+    }
+
+    private HostPort lbSip() {
+        return new HostPort(lbHost(), sip.port());
+    }
+
+    private HostPort lbTls() {
+        return netns != null ? new HostPort(lbHost(), tlsAddress.port()) : tlsAddress;
+    }
+
+    /** Node {@code number}'s host: its own with --netns, else the --sip host. */
+    private String nodeHost(int number) {
+        return netns != null ? netns + "." + (NODE_OCTET + number) : sip.host();
+    }
+
     /** Stops the balancer, SIGTERMs every node, and SIGKILLs those that outstay {@link #NODE_STOP}. */
     private void stopAll() {
         if (!stopping.compareAndSet(false, true)) {
@@ -499,6 +594,10 @@ final class ClusterCommand implements Callable<Integer> {
                 c.process().destroyForcibly();
                 Thread.currentThread().interrupt();
             }
+        }
+        NamespaceHosts made = hosts;
+        if (made != null) {
+            made.close();
         }
     }
 

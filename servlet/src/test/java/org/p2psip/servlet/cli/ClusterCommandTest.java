@@ -54,6 +54,23 @@ class ClusterCommandTest {
     }
 
     @Test
+    void aNetnsPrefixThatIsNoSlash24OrClientsWithoutNetnsAreOneLine() {
+        for (String[] args : new String[][] {
+            {"cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060", "--netns", "10.300.1"},
+            {"cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060", "--netns", "10.1.2.3"},
+            {"cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060", "--netns-clients", "3"},
+            {"cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060", "--netns", "10.1.2",
+                "--netns-clients", "51"},
+        }) {
+            Run r = LbCommandTest.run(args);
+
+            assertNotEquals(0, r.exit(), String.join(" ", args));
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("--netns"), String.join(" ", args) + ": " + r.err());
+        }
+    }
+
+    @Test
     void localBackendOnlyWithOneNode() {
         Run r = LbCommandTest.run("cluster", "--dht", "local", "--nodes", "3", "--sip", "127.0.0.1:5060");
 
