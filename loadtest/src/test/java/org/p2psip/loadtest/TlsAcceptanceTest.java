@@ -119,7 +119,7 @@ class TlsAcceptanceTest {
             List<String> answers = bob.traced("SIP/2.0 ").stream().map(Baresip.Traced::startLine).toList();
             assertEquals(List.of("SIP/2.0 401 Unauthorized", "SIP/2.0 200 OK"), answers);
 
-            // The binding the cluster keeps sends calls back over TLS, to the phone's TLS listener.
+            // The binding keeps the phone's TLS contact; calls reach it down its connection (its Path).
             try (SipUdpClient client = new SipUdpClient()) {
                 String bindings = client.registerWithPassword(cluster.lbPort(), "tlsu1",
                         AuthenticatedCluster.password("tlsu1"), null, "tls-check-" + UUID.randomUUID(), null);
@@ -153,30 +153,50 @@ class TlsAcceptanceTest {
                 assertEquals("TLS", invite.transport(), invite.toString());
                 assertEquals(balancerTls(), invite.to(), invite.toString());
             }
-            // One INVITE reached the callee, over TLS on its own listener, from a node (the top Via is the node's).
+            // One INVITE reached the callee down the TLS connection it registered on, from the balancer, which
+            // keeps that flow (RFC 5626): the top Via is the balancer's, the one under it a node's.
+            String bobsConnection = bob.traced("REGISTER ").get(0).from();
             List<Baresip.Traced> received = bob.traced("INVITE ");
             assertEquals(1, received.size(), bob.tail());
             Baresip.Traced invite = received.get(0);
             assertEquals("TLS", invite.transport(), invite.toString());
-            assertEquals("127.0.0.1:" + bob.tlsPort(), invite.to(), invite.toString());
-            String topVia = invite.header("Via");
-            assertTrue(topVia.startsWith("SIP/2.0/TLS "), topVia);
-            assertTrue(nodeAddresses().contains(sentBy(topVia)), "a node sent it: " + topVia);
+            assertEquals(balancerTls(), invite.from(), invite.toString());
+            assertEquals(bobsConnection, invite.to(), "on the registered connection, not to a listener: " + invite);
+            List<String> vias = vias(invite);
+            assertTrue(vias.get(0).startsWith("SIP/2.0/TLS " + balancerTls() + ";"), vias.toString());
+            assertTrue(nodeAddresses().contains(sentBy(vias.get(1))), "a node sent it on: " + vias);
             List<Baresip.Traced> answers = bob.traced("SIP/2.0 200").stream()
                     .filter(r -> r.header("CSeq").endsWith("INVITE")).toList();
             assertFalse(answers.isEmpty(), bob.tail());
             for (Baresip.Traced answer : answers) {
-                assertEquals("TLS", answer.transport(), "the callee answers on the node's TLS connection: " + answer);
+                assertEquals("TLS", answer.transport(), answer.toString());
+                assertEquals(bobsConnection, answer.from(), "the callee answers on the same connection: " + answer);
             }
 
             alice.command("hangup", "");
-            // The BYE reached bob through the node that recorded the route, over TLS.
+            // The BYE reached bob down the same connection, through a node that routes the dialog.
             bob.awaitOutput(alicesAor + ": session closed", Duration.ofSeconds(20));
             List<Baresip.Traced> byes = bob.traced("BYE ");
             assertEquals(1, byes.size(), bob.tail());
             assertEquals("TLS", byes.get(0).transport(), byes.get(0).toString());
-            assertTrue(nodeAddresses().contains(sentBy(byes.get(0).header("Via"))), byes.get(0).toString());
+            assertEquals(bobsConnection, byes.get(0).to(), byes.get(0).toString());
+            assertTrue(nodeAddresses().contains(sentBy(vias(byes.get(0)).get(1))), byes.get(0).toString());
         }
+    }
+
+    /** The Via values of a traced message, top first, one per entry. */
+    private static List<String> vias(Baresip.Traced message) {
+        List<String> vias = new ArrayList<>();
+        for (String line : message.message().split("\r?\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && (line.substring(0, colon).trim().equalsIgnoreCase("Via")
+                    || line.substring(0, colon).trim().equalsIgnoreCase("v"))) {
+                for (String v : line.substring(colon + 1).split(",")) {
+                    vias.add(v.trim());
+                }
+            }
+        }
+        return vias;
     }
 
     @Test

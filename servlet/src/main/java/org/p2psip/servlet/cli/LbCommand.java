@@ -39,6 +39,9 @@ import picocli.CommandLine.TypeConversionException;
                 + "front of P2PSIP nodes. Requests go to a live node chosen by --policy; responses return through "
                 + "the balancer's Via. Nodes are probed with OPTIONS and skipped while they do not answer, and "
                 + "passed over for new requests while they shed load (503 with Retry-After, RFC 7339 oc). "
+                + "Phones on TCP and TLS keep their connection here: their REGISTER gets a Path with a flow "
+                + "token, and calls for them come back down that connection (RFC 5626 outbound, RFC 3327), "
+                + "or get 430 once it is closed. "
                 + "Sources that flood are banned; connections are capped and timed out. Runs until SIGTERM or "
                 + "Ctrl-C.")
 final class LbCommand implements Callable<Integer> {

@@ -46,8 +46,9 @@ import io.netty.channel.socket.SocketChannel;
  * Path naming the balancer with a {@link FlowTokens flow token} as its user
  * part, so the binding remembers the connection; a node's request for that
  * binding comes back here by that Path and goes down the same connection,
- * and a dialog it creates is record-routed through the flow. The phone
- * never has to accept a connection. A flow whose connection is gone gets
+ * and a dialog it creates is record-routed through the flow, as is a
+ * dialog the phone starts on its connection. The phone never has to accept
+ * a connection. A flow whose connection is gone gets
  * 430 (Flow Failed, §5.3).
  *
  * <p><b>Responses</b> (§16.7 item 3, §18.2.2): the top Via must be this
@@ -160,9 +161,18 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             }
             destination = node.get().socket();
         }
-        String path = !outbound && m.request() && "REGISTER".equals(m.method()) && m.frame().transport().stream()
-                ? pathLine(m) : "";
-        MessageEdits edits = forwardEdits(m, Transport.UDP, path, ownRoutes);
+        String flowLines = "";
+        if (!outbound && m.frame().transport().stream()) {
+            if ("REGISTER".equals(m.method())) {
+                flowLines = pathLine(m);
+            } else if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
+                // The phone's dialog comes back to it down this connection too (RFC 5626 §5.3): the top value
+                // faces the nodes, the one below the phone (RFC 5658 §3.3).
+                FlowTokens.Flow flow = new FlowTokens.Flow(m.frame().transport(), m.frame().connection());
+                flowLines = flowRecordRoutes(flow, false);
+            }
+        }
+        MessageEdits edits = forwardEdits(m, Transport.UDP, flowLines, ownRoutes);
         ByteBuf out = edits.toBuffer();
         if (out.readableBytes() > MAX_DATAGRAM) {
             // Fine on TCP, but with the balancer's Via it no longer fits the datagram it must go to the node in.
@@ -231,13 +241,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             return;
         }
         Transport transport = flow.get().transport();
-        String recordRoute = "";
-        if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
-            String token = flows.token(flow.get());
-            recordRoute = "Record-Route: <sip:" + token + "@" + self.address(transport) + ";transport="
-                    + transport.name().toLowerCase(Locale.ROOT) + ";lr>\r\n"
-                    + "Record-Route: <sip:" + token + "@" + self.advertised() + ";lr>\r\n";
-        }
+        String recordRoute = m.toTag() == null && DIALOG_CREATING.contains(m.method())
+                ? flowRecordRoutes(flow.get(), true) : "";
         ByteBuf out = forwardEdits(m, transport, recordRoute, ownRoutes).toBuffer();
         if (!egress.toFlow(flow.get().connection(), out)) {
             counters.countFlowFailed();
@@ -245,6 +250,19 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             return;
         }
         counters.countRequestForwarded();
+    }
+
+    /**
+     * The two Record-Route lines of a dialog through {@code flow}: one facing
+     * the phone (its transport kept, TLS at the TLS listener), one facing
+     * the nodes (UDP); the one facing where the request goes comes first.
+     */
+    private String flowRecordRoutes(FlowTokens.Flow flow, boolean towardsPhone) {
+        String token = flows.token(flow);
+        String phoneSide = "Record-Route: <sip:" + token + "@" + self.address(flow.transport()) + ";transport="
+                + flow.transport().name().toLowerCase(Locale.ROOT) + ";lr>\r\n";
+        String nodeSide = "Record-Route: <sip:" + token + "@" + self.advertised() + ";lr>\r\n";
+        return towardsPhone ? phoneSide + nodeSide : nodeSide + phoneSide;
     }
 
     /**

@@ -504,6 +504,24 @@ class LbRouterTest {
     }
 
     @Test
+    void aDialogAPhoneStartsOnItsConnectionIsRecordRoutedThroughItsFlow() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+
+        ch.writeInbound(LbText.tcp(LbText.invite("from-phone", "z9hG4bKc1").replace("SIP/2.0/UDP", "SIP/2.0/TCP"), 9));
+
+        Sent s = egress.only();
+        assertTrue(s.toNode());
+        String[] lines = s.text().split("\r\n");
+        String token = flows.token(new FlowTokens.Flow(Transport.TCP, 9));
+        assertEquals("Record-Route: <sip:" + token + "@127.0.0.1:5060;lr>", lines[2], "the top value faces the nodes");
+        assertEquals("Record-Route: <sip:" + token + "@127.0.0.1:5060;transport=tcp;lr>", lines[3]);
+
+        ch.writeInbound(LbText.tcp(LbText.invite("in-dialog", "z9hG4bKc2").replace("SIP/2.0/UDP", "SIP/2.0/TCP")
+                .replace("To: <sip:bob@example.com>", "To: <sip:bob@example.com>;tag=b2"), 9));
+        assertFalse(egress.only().text().contains("Record-Route"), "a re-INVITE creates no dialog");
+    }
+
+    @Test
     void inDialogRequestsCrossTheFlowInBothDirections() {
         EmbeddedChannel ch = channelKnowingItsNodes();
         String path = registerOnConnection(ch, 42, "");
