@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.core.testing.FreePorts;
+
 /**
  * {@code p2psip cluster} as an operator who cares about trust runs it: the
  * nodes serve {@link #DOMAIN}, require digest authentication (MD5 only,
@@ -60,8 +62,8 @@ final class AuthenticatedCluster implements AutoCloseable {
     /** As {@link #start}, leaving the number of copies to {@code cluster}'s default. */
     static AuthenticatedCluster startWithDefaults(Path work, String dht, int nodes, String... extra) throws Exception {
         Sipp.binary();
-        int base = FreePort.consecutive(2 * nodes + 1);
-        int adminBase = FreePort.consecutive(nodes);
+        int base = FreePorts.consecutive(2 * nodes + 1);
+        int adminBase = FreePorts.consecutive(nodes);
         String secret = "acceptance-" + UUID.randomUUID();
         List<String> args = new ArrayList<>(List.of("cluster", "--dht", dht, "--nodes", Integer.toString(nodes),
                 "--sip", "127.0.0.1:" + base,
@@ -135,7 +137,7 @@ final class AuthenticatedCluster implements AutoCloseable {
         List<String> args = new ArrayList<>(List.of("-sf", Path.of("sipp", "register-auth.xml").toAbsolutePath().toString(),
                 "-inf", users.toString(), "-au", "[field0]", "-ap", "[field2]", "-cid_str", name + "-%u",
                 "-m", Integer.toString(count), "-l", Integer.toString(2 * rate),
-                "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                 "-trace_err", "-error_file", work.resolve(name + "-errors.log").toString()));
         if (rate > 300) {
             args.addAll(List.of("-r", "100", "-rate_increase", "150", "-rate_interval", "1s",
@@ -169,7 +171,7 @@ final class AuthenticatedCluster implements AutoCloseable {
 
     /** As {@link #callRun(String, int, int)}, the caller running the given scenario ({@code -sn NAME} or {@code -sf FILE}). */
     Sipp.Result callRun(String callee, int calls, int rate, String... callerScenario) throws Exception {
-        int uasPort = FreePort.udpAndTcp();
+        int uasPort = FreePorts.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             String lb = "127.0.0.1:" + lbPort;
@@ -177,7 +179,7 @@ final class AuthenticatedCluster implements AutoCloseable {
             assertEquals(0, register.exitCode(), register.toString());
             List<String> args = new ArrayList<>(List.of(callerScenario));
             args.addAll(List.of("-s", callee, "-m", Integer.toString(calls), "-r", Integer.toString(rate),
-                    "-l", Integer.toString(2 * rate), "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-l", Integer.toString(2 * rate), "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                     "-trace_err", "-error_file", work.resolve(callee + "-call-errors.log").toString(), lb));
             Sipp.Result result = Sipp.run(work, Duration.ofSeconds(90), args.toArray(String[]::new));
             assertTrue(uas.isAlive(), "the SIPp uas died during the run");

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.core.testing.FreePorts;
+
 /**
  * A real softphone, Debian's baresip 1.x, run headless: its own config
  * folder, one account, audio through the aubridge module (no sound card),
@@ -89,8 +91,8 @@ final class Baresip implements AutoCloseable {
         Path dir = work.resolve("baresip-" + name);
         Files.createDirectories(dir);
         // baresip listens for TLS on the SIP port + 1.
-        int sip = FreePort.consecutive(2);
-        int control = FreePort.udpAndTcp();
+        int sip = FreePorts.consecutive(2);
+        int control = FreePorts.udpAndTcp();
         List<String> config = new ArrayList<>(List.of(
                 "poll_method epoll",
                 "sip_listen 127.0.0.1:" + sip,

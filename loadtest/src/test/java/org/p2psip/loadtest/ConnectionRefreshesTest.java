@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * {@code bench connections --register-rate} against a real balancer and
@@ -27,8 +28,8 @@ class ConnectionRefreshesTest {
 
     @Test
     void everyConnectionRegistersAndRefreshesThroughTheBalancer() throws Exception {
-        int base = FreePort.consecutive(3);
-        int admin = FreePort.consecutive(1);
+        int base = FreePorts.consecutive(3);
+        int admin = FreePorts.consecutive(1);
         try (NodeProcess cluster = NodeProcess.start(Map.of("P2PSIP_CLUSTER_SECRET", "refresh-" + UUID.randomUUID()),
                 "cluster", "--dht", "hazelcast", "--nodes", "1", "--sip", "127.0.0.1:" + base,
                 "--overlay-base", Integer.toString(base + 2), "--admin-base", Integer.toString(admin),

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * Calls outlive the node that set them up: 300 calls through the balancer
@@ -33,7 +34,7 @@ class DialogSurvivesNodeKillTest {
         try (AuthenticatedCluster cluster = AuthenticatedCluster.startWithDefaults(work, "hazelcast", 3,
                 "--probe-interval", "1000", "--probe-failures", "3")) {
             cluster.importUsers("held", 1);
-            int uasPort = FreePort.udpAndTcp();
+            int uasPort = FreePorts.udpAndTcp();
             Process uas = Sipp.startBackground(work, "-sf", Path.of("sipp", "uas-record-route.xml").toAbsolutePath().toString(),
                     "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
             try {
@@ -48,7 +49,7 @@ class DialogSurvivesNodeKillTest {
                         return Sipp.run(work, Duration.ofSeconds(150),
                                 "-sf", Path.of("sipp", "call-hold.xml").toAbsolutePath().toString(),
                                 "-s", "heldu0", "-m", Integer.toString(CALLS), "-r", "50", "-l", Integer.toString(CALLS),
-                                "-d", "25000", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                                "-d", "25000", "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                                 "-trace_stat", "-stf", stats.toString(), "-fd", "1",
                                 "-trace_err", "-error_file", work.resolve("held-errors.log").toString(), lb);
                     } catch (Exception e) {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * Three node processes on 127.0.0.1 sharing one Hazelcast cluster, driven
@@ -39,8 +40,8 @@ class HazelcastClusterTest {
     void startThreeNodes() throws Exception {
         Sipp.binary();
         for (int i = 0; i < 3; i++) {
-            int sip = FreePort.udpAndTcp();
-            int overlay = FreePort.udpAndTcp();
+            int sip = FreePorts.udpAndTcp();
+            int overlay = FreePorts.udpAndTcp();
             List<String> args = new ArrayList<>(List.of("node", "--dht", "hazelcast",
                     "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
                     "--replicas", "2", "--min-expires", "1", "--max-contacts", "100", "--auth", "none"));
@@ -65,7 +66,7 @@ class HazelcastClusterTest {
 
     @Test
     void contactRegisteredThroughOneNodeIsCalledThroughAnother() throws Exception {
-        int uasPort = FreePort.udpAndTcp();
+        int uasPort = FreePorts.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             Sipp.Result register = Sipp.registerOne(work, "callee", "127.0.0.1:" + uasPort,
@@ -74,7 +75,7 @@ class HazelcastClusterTest {
 
             Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(90),
                     "-sn", "uac", "-s", "callee", "-m", "50", "-r", "10",
-                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), "127.0.0.1:" + sipPorts.get(2));
+                    "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()), "127.0.0.1:" + sipPorts.get(2));
             assertEquals(0, calls.exitCode(), calls.toString());
             assertEquals(50, calls.successful(), calls.toString());
         } finally {
@@ -84,7 +85,7 @@ class HazelcastClusterTest {
 
     @Test
     void clientNodeKeepsItsBindingsInTheExistingCluster() throws Exception {
-        int clientSip = FreePort.udpAndTcp();
+        int clientSip = FreePorts.udpAndTcp();
         try (NodeProcess client = NodeProcess.start("node", "--dht", "hazelcast", "--dht-client", "--auth", "none",
                 "--sip", "127.0.0.1:" + clientSip, "--bootstrap", "127.0.0.1:" + seedOverlay)) {
             client.awaitOutput("listening", Duration.ofSeconds(60));

@@ -10,6 +10,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * A hazelcast node that cannot join says why in one line and exits non-zero
@@ -20,9 +21,9 @@ class HazelcastNodeStartTest {
 
     @Test
     void unreachableSeedIsAOneLineErrorAndNonZeroExit() throws Exception {
-        int deadSeed = FreePort.udpAndTcp();
+        int deadSeed = FreePorts.udpAndTcp();
         try (NodeProcess node = NodeProcess.start("node", "--dht", "hazelcast",
-                "--sip", "127.0.0.1:" + FreePort.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePort.udpAndTcp(),
+                "--sip", "127.0.0.1:" + FreePorts.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePorts.udpAndTcp(),
                 "--bootstrap", "127.0.0.1:" + deadSeed)) {
             int exit = node.awaitExit(Duration.ofSeconds(60));
             assertNotEquals(0, exit);
@@ -33,7 +34,7 @@ class HazelcastNodeStartTest {
     @Test
     void malformedBootstrapAddressIsAOneLineErrorAndNonZeroExit() throws Exception {
         try (NodeProcess node = NodeProcess.start("node", "--dht", "hazelcast",
-                "--sip", "127.0.0.1:" + FreePort.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePort.udpAndTcp(),
+                "--sip", "127.0.0.1:" + FreePorts.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePorts.udpAndTcp(),
                 "--bootstrap", "127.0.0.1:notaport")) {
             int exit = node.awaitExit(Duration.ofSeconds(30));
             assertNotEquals(0, exit);
@@ -43,12 +44,12 @@ class HazelcastNodeStartTest {
 
     @Test
     void clusterNameKeepsNodesOfAnotherClusterOut() throws Exception {
-        int seedOverlay = FreePort.udpAndTcp();
+        int seedOverlay = FreePorts.udpAndTcp();
         try (NodeProcess seed = NodeProcess.start("node", "--dht", "hazelcast", "--cluster-name", "blue",
-                "--sip", "127.0.0.1:" + FreePort.udpAndTcp(), "--overlay", "127.0.0.1:" + seedOverlay)) {
+                "--sip", "127.0.0.1:" + FreePorts.udpAndTcp(), "--overlay", "127.0.0.1:" + seedOverlay)) {
             seed.awaitOutput("listening", Duration.ofSeconds(60));
             try (NodeProcess stranger = NodeProcess.start("node", "--dht", "hazelcast", "--cluster-name", "green",
-                    "--sip", "127.0.0.1:" + FreePort.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePort.udpAndTcp(),
+                    "--sip", "127.0.0.1:" + FreePorts.udpAndTcp(), "--overlay", "127.0.0.1:" + FreePorts.udpAndTcp(),
                     "--bootstrap", "127.0.0.1:" + seedOverlay)) {
                 assertNotEquals(0, stranger.awaitExit(Duration.ofSeconds(60)));
                 assertOneLineError(stranger.output(), "green");

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.testing.FreePorts;
 
 /** {@code p2psip lb} as an operator runs it: its start line, its 503 with no node up, its one-line errors. */
 @Timeout(60)
@@ -19,8 +20,8 @@ class LbProcessTest {
 
     @Test
     void startsSaysWhereAndAnswers503WhileNoNodeAnswersThenRefusesABusyPort() throws Exception {
-        int lbPort = FreePort.udpAndTcp();
-        int deadNode = FreePort.udpAndTcp();
+        int lbPort = FreePorts.udpAndTcp();
+        int deadNode = FreePorts.udpAndTcp();
         try (NodeProcess lb = NodeProcess.start("lb", "--sip", "127.0.0.1:" + lbPort,
                 "--nodes", "127.0.0.1:" + deadNode, "--policy", "aor", "--probe-interval", "100", "--probe-failures", "1")) {
             lb.awaitOutput("p2psip lb listening on sip:127.0.0.1:" + lbPort + " (udp, tcp) balancing [127.0.0.1:"

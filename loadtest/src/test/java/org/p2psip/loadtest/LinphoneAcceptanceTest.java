@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * SHA-256 digest with a real client (SIPp 3.6 and baresip 1.x know MD5
@@ -48,8 +49,8 @@ class LinphoneAcceptanceTest {
     @Test
     void linphoneRegistersAnsweringTheSha256Challenge() throws Exception {
         String linphonec = binary();
-        int sip = FreePort.udpAndTcp();
-        int admin = FreePort.udpAndTcp();
+        int sip = FreePorts.udpAndTcp();
+        int admin = FreePorts.udpAndTcp();
         try (NodeProcess node = NodeProcess.start(Map.of("P2PSIP_CLUSTER_SECRET", SECRET), "node", "--dht", "local",
                 "--sip", "127.0.0.1:" + sip, "--domain", "p2psip.test", "--admin", "127.0.0.1:" + admin)) {
             node.awaitOutput("listening", Duration.ofSeconds(60));
@@ -63,7 +64,7 @@ class LinphoneAcceptanceTest {
             Path home = work.resolve("home");
             Files.createDirectories(home.resolve(".local/share/linphone"));
             Path rc = home.resolve("linphonerc");
-            int phonePort = FreePort.udpAndTcp();
+            int phonePort = FreePorts.udpAndTcp();
             Files.write(rc, List.of("[sip]", "sip_port=" + phonePort, "sip_tcp_port=-1", "sip_tls_port=-1",
                     "bind_address=127.0.0.1"), StandardCharsets.UTF_8);
             Path out = work.resolve("linphonec.txt");

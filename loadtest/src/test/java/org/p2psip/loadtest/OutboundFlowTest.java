@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * A phone that accepts no connections still receives its calls (RFC 5626
@@ -37,7 +38,7 @@ class OutboundFlowTest {
         try (AuthenticatedCluster cluster = AuthenticatedCluster.startWithDefaults(work, "hazelcast", 3)) {
             cluster.importUsers("flow", 1);
             String lb = "127.0.0.1:" + cluster.lbPort();
-            int nobodyListens = FreePort.udpAndTcp();
+            int nobodyListens = FreePorts.udpAndTcp();
             Path csv = work.resolve("flow-phone.csv");
             Files.write(csv, List.of("SEQUENTIAL", "flowu0;127.0.0.1:" + nobodyListens + ";"
                     + AuthenticatedCluster.password("flowu0")), StandardCharsets.ISO_8859_1);
@@ -45,7 +46,7 @@ class OutboundFlowTest {
             Process phone = Sipp.startBackground(work, "-sf", scenario("register-flow.xml"),
                     "-oocsf", scenario("uas-record-route.xml"), "-inf", csv.toString(),
                     "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-d", "240000", "-t", "t1",
-                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                     "-trace_msg", "-message_file", messages.toString(),
                     "-trace_err", "-error_file", work.resolve("phone-errors.log").toString(), lb);
             try {
@@ -54,7 +55,7 @@ class OutboundFlowTest {
                 Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(180),
                         "-sf", scenario("call-hold.xml"), "-s", "flowu0", "-m", Integer.toString(CALLS),
                         "-r", "100", "-l", "200", "-d", "0", "-i", "127.0.0.1",
-                        "-p", Integer.toString(FreePort.udpAndTcp()),
+                        "-p", Integer.toString(FreePorts.udpAndTcp()),
                         "-trace_err", "-error_file", work.resolve("caller-errors.log").toString(), lb);
                 String why = calls + "\n" + Sipp.errorExcerpt(work.resolve("caller-errors.log"), 30)
                         + "\nphone: " + Sipp.errorExcerpt(work.resolve("phone-errors.log"), 30);
@@ -70,7 +71,7 @@ class OutboundFlowTest {
             }
 
             Sipp.Result gone = Sipp.run(work, Duration.ofSeconds(30), "-sf", scenario("call-unavailable.xml"),
-                    "-s", "flowu0", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                    "-s", "flowu0", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                     "-trace_err", "-error_file", work.resolve("gone-errors.log").toString(), lb);
             assertEquals(1, gone.successful(), gone + "\n" + Sipp.errorExcerpt(work.resolve("gone-errors.log"), 30));
         }

@@ -15,6 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import org.p2psip.core.testing.FreePorts;
+
 /**
  * Node processes of one overlay backend on 127.0.0.1, as an operator starts
  * them: a seed, then members that bootstrap through it, all with the same
@@ -58,8 +60,8 @@ final class OverlayNodes implements AutoCloseable {
 
     /** Starts one node, joining through {@code seed} unless it is null. */
     Member start(Member seed) throws Exception {
-        int sip = FreePort.udpAndTcp();
-        int overlay = FreePort.udpAndTcp();
+        int sip = FreePorts.udpAndTcp();
+        int overlay = FreePorts.udpAndTcp();
         List<String> args = new ArrayList<>(List.of("node", "--dht", dht,
                 "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
                 "--replicas", Integer.toString(replicas), "--overlay-secret", secret,

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.core.testing.FreePorts;
 import org.p2psip.servlet.netns.NamespaceHosts;
 
 /**
@@ -111,7 +112,7 @@ final class Sipp {
         Files.write(csv, List.of("SEQUENTIAL", user + ";" + contactHostPort), StandardCharsets.ISO_8859_1);
         return run(workDir, Duration.ofSeconds(30),
                 "-sf", Path.of("sipp", "register.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
-                "-key", "regcseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()),
+                "-key", "regcseq", "1", "-m", "1", "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                 "-rsa", sendTo, aorHostPort);
     }
 
@@ -142,7 +143,7 @@ final class Sipp {
         return run(workDir, Duration.ofSeconds(30),
                 "-sf", Path.of("sipp", "register-auth.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
                 "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-i", "127.0.0.1",
-                "-p", Integer.toString(FreePort.udpAndTcp()), target);
+                "-p", Integer.toString(FreePorts.udpAndTcp()), target);
     }
 
     private static OptionalLong last(Pattern pattern, String text) {

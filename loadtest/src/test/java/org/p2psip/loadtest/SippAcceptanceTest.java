@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * Acceptance with a client nobody here wrote: a node that requires digest
@@ -46,8 +47,8 @@ class SippAcceptanceTest {
     @BeforeAll
     static void startNode() throws Exception {
         Sipp.binary();
-        nodePort = FreePort.udpAndTcp();
-        adminPort = FreePort.udpAndTcp();
+        nodePort = FreePorts.udpAndTcp();
+        adminPort = FreePorts.udpAndTcp();
         node = NodeProcess.start(Map.of("P2PSIP_CLUSTER_SECRET", SECRET), "node", "--dht", "local",
                 "--sip", "127.0.0.1:" + nodePort, "--domain", DOMAIN, "--digest-algorithms", "MD5",
                 "--admin", "127.0.0.1:" + adminPort);
@@ -92,7 +93,7 @@ class SippAcceptanceTest {
                     "-sf", SCENARIOS.resolve("register-auth.xml").toString(), "-inf", users.toString(),
                     "-au", "[field0]", "-ap", "[field2]", "-base_cseq", Integer.toString(2 * pass - 1),
                     "-cid_str", "reg-" + run + "-%u", "-m", Integer.toString(AORS), "-r", "1000", "-l", "2000",
-                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), "127.0.0.1:" + nodePort);
+                    "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()), "127.0.0.1:" + nodePort);
             assertEquals(0, result.exitCode(), "pass " + pass + ": " + result);
             assertEquals(AORS, result.successful(), "pass " + pass + ": " + result);
             assertEquals(0, result.failed(), "pass " + pass + ": " + result);
@@ -110,7 +111,7 @@ class SippAcceptanceTest {
 
     @Test
     void sippUacCallsARegisteredSippUasThroughTheNodeWithZeroFailedCalls() throws Exception {
-        int uasPort = FreePort.udpAndTcp();
+        int uasPort = FreePorts.udpAndTcp();
         Process uas = Sipp.startBackground(work, "-sn", "uas", "-i", "127.0.0.1", "-p", Integer.toString(uasPort));
         try {
             Sipp.Result register = Sipp.registerOneWithPassword(work, "callee", password("callee"),
@@ -119,7 +120,7 @@ class SippAcceptanceTest {
 
             Sipp.Result calls = Sipp.run(work, Duration.ofSeconds(120),
                     "-sn", "uac", "-s", "callee", "-m", "200", "-r", "50", "-l", "100",
-                    "-i", "127.0.0.1", "-p", Integer.toString(FreePort.udpAndTcp()), "127.0.0.1:" + nodePort);
+                    "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()), "127.0.0.1:" + nodePort);
             assertEquals(0, calls.exitCode(), calls.toString());
             assertEquals(200, calls.successful(), calls.toString());
             assertEquals(0, calls.failed(), calls.toString());

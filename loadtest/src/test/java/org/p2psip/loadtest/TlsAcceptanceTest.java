@@ -25,6 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * SIP over TLS (RFC 3261 §26) with clients nobody here wrote, against
@@ -62,7 +63,7 @@ class TlsAcceptanceTest {
     static void startCluster() throws Exception {
         Baresip.binary();
         assertTrue(onPath("openssl"), "openssl is not installed: apt-get install -y openssl");
-        tlsPort = FreePort.udpAndTcp();
+        tlsPort = FreePorts.udpAndTcp();
         Path tlsDir = work.resolve("cluster-tls");
         cluster = AuthenticatedCluster.start(work, "hazelcast", NODES, 2,
                 "--tls", "127.0.0.1:" + tlsPort, "--tls-dir", tlsDir.toString());

@@ -1,8 +1,5 @@
 package org.p2psip.dht.hazelcast;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +15,7 @@ import java.util.function.BooleanSupplier;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * Starts real Hazelcast members on 127.0.0.1, each on a free port, talking
@@ -93,12 +91,9 @@ final class LoopbackMembers implements AutoCloseable {
         }
     }
 
+    /** A port below the ephemeral range, which the members' own outgoing connections cannot take meanwhile. */
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("no free port on " + HOST, e);
-        }
+        return FreePorts.udpAndTcp();
     }
 
     @SuppressWarnings("unchecked")

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.FreePorts;
 import org.p2psip.servlet.testing.RequestText;
 import org.p2psip.servlet.testing.SipText;
 import org.p2psip.servlet.testing.UdpPeer;
@@ -166,7 +167,7 @@ class P2psipTest {
 
     @Test
     void nodeProcessLogsOneListeningLineServesAndStopsOnSigterm() throws Exception {
-        int port = freePort();
+        int port = FreePorts.udpAndTcp();
         Path logback = Path.of(P2psipTest.class.getResource("/logback.xml").toURI());
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dlogback.configurationFile=" + logback,
@@ -214,17 +215,5 @@ class P2psipTest {
     void extraSubcommandsPlugInThroughTheServiceLoader() {
         assertTrue(P2psip.commandLine().getSubcommands().containsKey("ping-test"));
         assertEquals(7, run("ping-test").exit());
-    }
-
-    private static int freePort() throws Exception {
-        for (int i = 0; i < 20; i++) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                 DatagramSocket d = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()))) {
-                return d.getLocalPort();
-            } catch (java.io.IOException e) {
-                // try another
-            }
-        }
-        throw new IllegalStateException("no free port");
     }
 }

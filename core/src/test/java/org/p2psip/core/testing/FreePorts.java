@@ -1,4 +1,4 @@
-package org.p2psip.loadtest;
+package org.p2psip.core.testing;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -6,10 +6,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
-/** Finds a port on 127.0.0.1 that is free for both UDP and TCP, as {@code --sip} needs. */
-final class FreePort {
+/**
+ * Ports on 127.0.0.1 free for both UDP and TCP, for tests that start
+ * servers and processes on ports of their own choosing.
+ */
+public final class FreePorts {
 
-    private FreePort() {
+    private FreePorts() {
     }
 
     /**
@@ -24,7 +27,7 @@ final class FreePort {
     /** Ports already handed out: a node started a moment ago may not have bound its port yet. */
     private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    static int udpAndTcp() {
+    public static int udpAndTcp() {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 500; attempt++) {
             int port = random.nextInt(LOWEST, BELOW_EPHEMERAL);
@@ -41,7 +44,7 @@ final class FreePort {
      * free for UDP and TCP right now, for commands such as {@code cluster}
      * that lay their processes out on neighbouring ports.
      */
-    static int consecutive(int count) {
+    public static int consecutive(int count) {
         for (int attempt = 0; attempt < 100; attempt++) {
             int base = udpAndTcp();
             if (base + count > BELOW_EPHEMERAL) {
