@@ -3,11 +3,11 @@ package org.p2psip.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.Eventually;
 import org.p2psip.servlet.netns.NamespaceHosts;
 
 /**
@@ -109,26 +110,26 @@ class HostsClusterTest {
     }
 
     /** Polls SIPp's statistics file until {@code count} calls are up at once. */
-    static void awaitCurrentCalls(Path stats, int count, Duration timeout) throws Exception {
-        Instant deadline = Instant.now().plus(timeout);
-        String last = "";
-        while (Instant.now().isBefore(deadline)) {
-            if (Files.exists(stats)) {
-                List<String> lines = Files.readAllLines(stats, StandardCharsets.ISO_8859_1);
-                if (lines.size() >= 2) {
-                    List<String> names = Arrays.asList(lines.get(0).split(";"));
-                    String[] values = lines.get(lines.size() - 1).split(";");
-                    int at = names.indexOf("CurrentCall");
-                    if (at >= 0 && at < values.length) {
-                        last = values[at];
-                        if (Long.parseLong(values[at].trim()) >= count) {
-                            return;
-                        }
-                    }
-                }
+    static void awaitCurrentCalls(Path stats, int count, Duration timeout) {
+        String[] last = {""};
+        Eventually.until(() -> {
+            List<String> lines;
+            try {
+                lines = Files.exists(stats) ? Files.readAllLines(stats, StandardCharsets.ISO_8859_1) : List.of();
+            } catch (IOException e) {
+                return false;
             }
-            TimeUnit.MILLISECONDS.sleep(200);
-        }
-        throw new AssertionError("never " + count + " calls up at once (last CurrentCall " + last + ")");
+            if (lines.size() < 2) {
+                return false;
+            }
+            List<String> names = Arrays.asList(lines.get(0).split(";"));
+            String[] values = lines.get(lines.size() - 1).split(";");
+            int at = names.indexOf("CurrentCall");
+            if (at < 0 || at >= values.length) {
+                return false;
+            }
+            last[0] = values[at].trim();
+            return Long.parseLong(last[0]) >= count;
+        }, timeout, () -> count + " calls up at once (last CurrentCall " + last[0] + ")");
     }
 }

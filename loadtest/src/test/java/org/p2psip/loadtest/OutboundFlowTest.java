@@ -3,17 +3,18 @@ package org.p2psip.loadtest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.testing.Eventually;
 import org.p2psip.core.testing.FreePorts;
 
 /**
@@ -82,18 +83,17 @@ class OutboundFlowTest {
     }
 
     /** Waits, with a deadline, for the phone's SIPp to log the 200 that made it an outbound registration. */
-    private static void awaitRegistered(Path messages, Process phone, Duration timeout) throws Exception {
-        Instant deadline = Instant.now().plus(timeout);
-        while (Instant.now().isBefore(deadline)) {
+    private static void awaitRegistered(Path messages, Process phone, Duration timeout) {
+        Eventually.until(() -> {
             if (!phone.isAlive()) {
                 throw new AssertionError("the phone's SIPp ended before registering (exit " + phone.exitValue() + ")");
             }
-            if (Files.exists(messages)
-                    && Files.readString(messages, StandardCharsets.ISO_8859_1).contains("Require: outbound")) {
-                return;
+            try {
+                return Files.exists(messages)
+                        && Files.readString(messages, StandardCharsets.ISO_8859_1).contains("Require: outbound");
+            } catch (IOException e) {
+                return false;
             }
-            TimeUnit.MILLISECONDS.sleep(100);
-        }
-        throw new AssertionError("no 200 with Require: outbound within " + timeout);
+        }, timeout, "a 200 with Require: outbound");
     }
 }

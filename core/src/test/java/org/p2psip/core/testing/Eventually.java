@@ -7,12 +7,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
-/** Waits, with a deadline and no sleeping thread, for a sampled value to reach a target. */
+/**
+ * Waits with a deadline, the one way every test here polls: for a sampled
+ * value to reach a target, or for a condition to hold.
+ */
 public final class Eventually {
 
     private static final long SAMPLE_MILLIS = 50;
+    private static final long POLL_MILLIS = 20;
 
     private Eventually() {
     }
@@ -53,5 +60,30 @@ public final class Eventually {
         } finally {
             sampler.shutdownNow();
         }
+    }
+
+    /**
+     * Returns once {@code condition} holds, checking every {@value #POLL_MILLIS}
+     * ms; throws an AssertionError naming {@code what} (worked out only then,
+     * so it can describe the state at that moment) when {@code limit} passes
+     * first. An error thrown by the condition goes straight through.
+     */
+    public static void until(BooleanSupplier condition, Duration limit, Supplier<String> what) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + limit.toMillis() + " ms waiting for " + what.get());
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS));
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while waiting for " + what.get());
+            }
+        }
+    }
+
+    /** As {@link #until(BooleanSupplier, Duration, Supplier)} with a fixed description. */
+    public static void until(BooleanSupplier condition, Duration limit, String what) {
+        until(condition, limit, () -> what);
     }
 }

@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 
 /** Chord nodes in this JVM on 127.0.0.1, each with its own transport, port and owner thread. */
 final class LoopbackRing implements AutoCloseable {
@@ -108,13 +108,7 @@ final class LoopbackRing implements AutoCloseable {
     }
 
     static void waitUntil(BooleanSupplier condition, Duration limit, java.util.function.Supplier<String> what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + limit.toSeconds() + " s waiting for " + what.get());
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
+        Eventually.until(condition, limit, what);
     }
 
     @Override

@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 import org.p2psip.core.testing.FreePorts;
 
 /**
@@ -103,12 +103,6 @@ final class LoopbackMembers implements AutoCloseable {
 
     /** Polls {@code condition} until it holds or {@code limit} passes. */
     static void waitUntil(BooleanSupplier condition, Duration limit, String what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + limit.toSeconds() + " s waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
+        Eventually.until(condition, limit, what);
     }
 }

@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 
 /** Kademlia nodes in this JVM on 127.0.0.1, each with its own UDP socket and owner thread. */
 final class LoopbackOverlay implements AutoCloseable {
@@ -91,13 +91,7 @@ final class LoopbackOverlay implements AutoCloseable {
     }
 
     static void await(BooleanSupplier condition, Duration limit, String what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + " within " + limit.toSeconds() + " s");
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        }
+        Eventually.until(condition, limit, what);
     }
 
     @Override

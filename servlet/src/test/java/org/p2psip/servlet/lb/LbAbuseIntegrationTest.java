@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 import org.p2psip.servlet.lb.LbWire.StubNode;
 import org.p2psip.servlet.lb.LbWire.Udp;
 import org.p2psip.servlet.testing.SipText;
@@ -237,13 +238,7 @@ class LbAbuseIntegrationTest {
         return s;
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + LbWire.WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + " did not happen within " + LbWire.WAIT);
-            }
-            TimeUnit.MILLISECONDS.sleep(10);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Eventually.until(condition, LbWire.WAIT, what);
     }
 }

@@ -9,11 +9,9 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -21,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.TrustSettings;
@@ -141,13 +140,7 @@ class LbBalancerIntegrationTest {
         return b.toString();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plusSeconds(10);
-        while (!condition.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError(what + " did not happen within 10 s");
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Eventually.until(condition, Duration.ofSeconds(10), what);
     }
 }
