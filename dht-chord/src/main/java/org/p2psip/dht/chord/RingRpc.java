@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
  * means the node did not answer: the protocol treats a refusal as the node
  * being dead, and a timeout ({@link #inconclusive}) as a suspicion that
  * takes a few in a row. Implemented over the Netty overlay
- * ({@link ChordClient}) and in memory ({@link SimulatedNetwork}).
+ * ({@link ChordClient}) and in memory (the tests' {@code SimulatedNetwork}).
  */
 public interface RingRpc {
 
