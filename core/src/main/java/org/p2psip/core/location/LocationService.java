@@ -3,6 +3,7 @@ package org.p2psip.core.location;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -61,12 +62,14 @@ public final class LocationService {
             }
             long version = stored.map(VersionedValue::version).orElse(Dht.ABSENT);
             BindingSet next = accepted.bindings();
+            byte[] encoded = next.isEmpty() ? null : BindingCodec.encode(next);
             CompletableFuture<Boolean> write = next.isEmpty()
                     ? (version == Dht.ABSENT ? CompletableFuture.completedFuture(true)
                                              : dht.removeIfVersion(key, version))
-                    : dht.putIfVersion(key, version, BindingCodec.encode(next), next.latestExpiry().orElseThrow());
-            return write.thenCompose(written -> {
-                if (written) {
+                    : dht.putIfVersion(key, version, encoded, next.latestExpiry().orElseThrow());
+            return write.thenCompose(written -> written ? CompletableFuture.completedFuture(true)
+                    : dht.get(key).thenApply(now2 -> alreadyThere(now2, encoded))).thenCompose(done -> {
+                if (done) {
                     return CompletableFuture.completedFuture(outcome);
                 }
                 if (attempt >= MAX_ATTEMPTS) {
@@ -76,6 +79,21 @@ public final class LocationService {
                 return attempt(request, attempt + 1);
             });
         });
+    }
+
+    /**
+     * Whether a write that was refused finds exactly what it meant to leave:
+     * its own earlier attempt took effect though its acknowledgement was
+     * lost, and a DHT that retried it saw its own write as a conflict. Read
+     * again and re-applied, the request would meet its own Call-ID and CSeq
+     * and be refused as out of order (RFC 3261 §10.3 step 7), though it is
+     * the same request, not a later one; so it counts as done.
+     *
+     * @param intended the encoded bindings written, or null for a removal of the whole set
+     */
+    private static boolean alreadyThere(Optional<VersionedValue> now, byte[] intended) {
+        return intended == null ? now.isEmpty()
+                : now.isPresent() && Arrays.equals(now.get().value(), intended);
     }
 
     private static BindingSet decode(Optional<VersionedValue> stored) {

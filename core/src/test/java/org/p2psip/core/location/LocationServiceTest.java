@@ -136,6 +136,62 @@ class LocationServiceTest {
         assertEquals(version, stored().orElseThrow().version());
     }
 
+    /** A DHT whose first write takes effect but is reported refused, as when its acknowledgement was lost. */
+    private final class LostAcknowledgement implements org.p2psip.core.dht.Dht {
+        int writes;
+
+        @Override
+        public String backendName() {
+            return dht.backendName();
+        }
+
+        @Override
+        public Peer self() {
+            return dht.self();
+        }
+
+        @Override
+        public CompletableFuture<Optional<VersionedValue>> get(String key) {
+            return dht.get(key);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value, Instant expiresAt) {
+            return dht.putIfVersion(key, expectedVersion, value, expiresAt).thenApply(applied -> applied && ++writes > 1);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion) {
+            return dht.removeIfVersion(key, expectedVersion).thenApply(applied -> applied && ++writes > 1);
+        }
+
+        @Override
+        public CompletableFuture<org.p2psip.core.dht.Placement> placement(String key) {
+            return dht.placement(key);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aWriteThatTookEffectThoughReportedRefusedIsNotRefusedAsOutOfOrder() {
+        LostAcknowledgement lossy = new LostAcknowledgement();
+        LocationService overLossy = new LocationService(lossy, POLICY, clock);
+
+        RegisterOutcome first = await(overLossy.register(register("c1", 1, OptionalLong.empty(),
+                contact("sip:a@192.0.2.1", 600))));
+
+        assertInstanceOf(Accepted.class, first, "its own write, found on the re-read, is this request's");
+        assertEquals(List.of("sip:a@192.0.2.1"), lookup(service, AOR));
+        assertEquals(1, stored().orElseThrow().version(), "written once");
+        RegisterOutcome removal = await(overLossy.register(register("c1", 2, OptionalLong.empty(),
+                contact("sip:a@192.0.2.1", 0))));
+        assertInstanceOf(Accepted.class, removal);
+        assertTrue(stored().isEmpty());
+    }
+
     @Test
     void lookupAfterExpiryIsEmpty() {
         await(service.register(register("c1", 1, OptionalLong.empty(), contact("sip:a@192.0.2.1", 60))));

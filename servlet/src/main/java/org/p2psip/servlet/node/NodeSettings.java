@@ -37,7 +37,16 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
                            Optional<TlsListener> tls, Optional<HostPort> advertise) {
 
-    public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Longer than the overlay backends retry an operation (chord's and
+     * kademlia's {@code operation-timeout-ms}, 10 s), so a node never answers
+     * 500 for a write the DHT then completes; well inside a UA's 32 s
+     * non-INVITE timeout (RFC 3261 Timer F), so the answer still reaches it.
+     * Five seconds turned a few seconds of start-up slowness (five JVMs
+     * compiling their hot code on two cores) into hundreds of failed
+     * REGISTERs.
+     */
+    public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(12);
     public static final int DEFAULT_SIP_THREADS = 8;
 
     public NodeSettings {
