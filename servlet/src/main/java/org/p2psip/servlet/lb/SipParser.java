@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 
 /**
  * The balancer's minimal SIP parser: it reads the start line and only the
@@ -66,29 +67,14 @@ public final class SipParser {
      */
     public static long retryAfterSeconds(SipMessage m) {
         byte[] b = m.bytes();
-        int pos = m.startLineEnd();
-        int end = m.end();
-        try {
-            while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
-                HeaderSpan h = headerLine(b, pos, end);
-                int nameEnd = pos;
-                while (nameEnd < end && isTokenChar(b[nameEnd])) {
-                    nameEnd++;
-                }
-                if (equalsIgnoreCase(b, pos, nameEnd, "Retry-After")) {
-                    int v = h.valueStart();
-                    int d = v;
-                    while (d < h.valueEnd() && d - v < 10 && b[d] >= '0' && b[d] <= '9') {
-                        d++;
-                    }
-                    return d == v ? -1 : Long.parseLong(ascii(b, v, d));
-                }
-                pos = h.lineEnd();
+        return headerAfter(m, m.startLineEnd(), (name, h) -> name.equalsIgnoreCase("Retry-After")).map(h -> {
+            int v = h.valueStart();
+            int d = v;
+            while (d < h.valueEnd() && d - v < 10 && b[d] >= '0' && b[d] <= '9') {
+                d++;
             }
-        } catch (MalformedSipException e) {
-            return -1;
-        }
-        return -1;
+            return d == v ? -1 : Long.parseLong(ascii(b, v, d));
+        }).orElse(-1L);
     }
 
     /**
@@ -102,19 +88,11 @@ public final class SipParser {
             if (r.nextStart() >= 0) {
                 return Optional.of(routeAt(b, r.header(), r.nextStart()));
             }
-            int pos = r.header().lineEnd();
-            int end = m.end();
-            while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
-                HeaderSpan h = headerLine(b, pos, end);
-                if (headerId(b, pos) == ROUTE) {
-                    return Optional.of(routeAt(b, h, h.valueStart()));
-                }
-                pos = h.lineEnd();
-            }
+            Optional<HeaderSpan> line = headerAfter(m, r.header().lineEnd(), (name, h) -> name.equalsIgnoreCase("Route"));
+            return line.isEmpty() ? Optional.empty() : Optional.of(routeAt(b, line.get(), line.get().valueStart()));
         } catch (MalformedSipException e) {
             return Optional.empty();
         }
-        return Optional.empty();
     }
 
     /**
@@ -124,7 +102,19 @@ public final class SipParser {
      */
     public static boolean contactHasRegId(SipMessage m) {
         byte[] b = m.bytes();
-        int pos = m.startLineEnd();
+        return headerAfter(m, m.startLineEnd(), (name, h) -> (name.equalsIgnoreCase("Contact")
+                || name.equalsIgnoreCase("m")) && ascii(b, h.valueStart(), h.valueEnd()).toLowerCase(Locale.ROOT)
+                .contains("reg-id")).isPresent();
+    }
+
+    /**
+     * The first header line from offset {@code pos} of {@code m}'s header
+     * section that {@code wanted} accepts, given its name as written; empty
+     * when none does or a line cannot be read. For the few headers read on
+     * demand rather than by {@link #parse}.
+     */
+    private static Optional<HeaderSpan> headerAfter(SipMessage m, int pos, BiPredicate<String, HeaderSpan> wanted) {
+        byte[] b = m.bytes();
         int end = m.end();
         try {
             while (pos < end && b[pos] != '\n' && !(b[pos] == '\r' && pos + 1 < end && b[pos + 1] == '\n')) {
@@ -133,17 +123,15 @@ public final class SipParser {
                 while (nameEnd < end && isTokenChar(b[nameEnd])) {
                     nameEnd++;
                 }
-                boolean contact = nameEnd - pos == 1 ? (b[pos] | 0x20) == 'm' : equalsIgnoreCase(b, pos, nameEnd, "Contact");
-                if (contact && ascii(b, h.valueStart(), h.valueEnd()).toLowerCase(Locale.ROOT)
-                        .contains("reg-id")) {
-                    return true;
+                if (wanted.test(ascii(b, pos, nameEnd), h)) {
+                    return Optional.of(h);
                 }
                 pos = h.lineEnd();
             }
         } catch (MalformedSipException e) {
-            return false;
+            return Optional.empty();
         }
-        return false;
+        return Optional.empty();
     }
 
     private static SipMessage parse(SipFrame frame, boolean headOnly) throws MalformedSipException {
