@@ -692,11 +692,7 @@ public final class KademliaDht implements Dht {
         }
         suspected.remove(seen.id());
         strikes.remove(seen.id());
-        RoutingTable.Observation observed = table.observe(seen, tableMillis());
-        if (observed instanceof RoutingTable.Observation.Inserted) {
-            handOver(seen);
-        }
-        if (observed instanceof RoutingTable.Observation.BucketFull full) {
+        if (table.observe(seen, tableMillis()) instanceof RoutingTable.Observation.BucketFull full) {
             Contact head = full.leastRecentlySeen();
             transport.request(head.overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).bytes(),
                     options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
@@ -707,49 +703,6 @@ public final class KademliaDht implements Dht {
                         }
                     }, this::runOnOwner);
         }
-    }
-
-    /**
-     * §2.5: a node just learnt of is sent the values it is now among the
-     * closest {@code replicas} holders of, as this node sees them, without
-     * waiting for the next republish. A value written while the routing
-     * tables were still filling went to the few nodes its coordinator knew;
-     * this adds the copies as the nodes come to know each other, so a
-     * crash soon after start does not take every copy. The STOREs are
-     * repairs: they never replace a newer version.
-     */
-    private void handOver(Contact newcomer) {
-        long now = clock.millis();
-        List<String> keys = new ArrayList<>();
-        for (Map.Entry<String, Entry> e : store.entrySet()) {
-            if (!e.getValue().value().liveAt(now)) {
-                continue;
-            }
-            BigInteger id = space.idOf(e.getKey());
-            List<Contact> nearest = new ArrayList<>(table.closest(id, replicas));
-            nearest.add(self);
-            nearest.sort(NodeLookup.byDistance(space, id));
-            if (replicasOf(nearest).contains(newcomer)) {
-                keys.add(e.getKey());
-            }
-        }
-        handOverSome(newcomer, keys, 0);
-    }
-
-    private void handOverSome(Contact to, List<String> keys, int from) {
-        if (from >= keys.size() || closed.get()) {
-            return;
-        }
-        int upTo = Math.min(keys.size(), from + REPUBLISH_IN_FLIGHT);
-        List<CompletableFuture<Boolean>> sent = new ArrayList<>();
-        for (String key : keys.subList(from, upTo)) {
-            Entry e = store.get(key);
-            if (e != null) {
-                sent.add(storeAt(key, e.value(), REPAIR, List.of(to)).exceptionally(x -> false));
-            }
-        }
-        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
-                .whenCompleteAsync((v, x) -> handOverSome(to, keys, upTo), this::runOnOwner);
     }
 
     // ---------------------------------------------------------------- serving peers

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
-import org.p2psip.core.testing.Eventually;
 
 /**
  * Eighteen nodes in one JVM on 127.0.0.1 over UDP with three copies of every
@@ -45,27 +43,6 @@ class KademliaOverlayTest {
         } catch (Exception e) {
             throw new AssertionError("DHT call failed: " + e, e);
         }
-    }
-
-    @Test
-    void nodesJoiningAfterAWriteGetTheirCopiesWithoutWaitingForTheRepublish() {
-        Map<String, String> noRepublishSoon = Map.of("republish-ms", "600000");
-        KademliaDht first = overlay.add(noRepublishSoon);
-        Instant expiry = Instant.now().plusSeconds(600);
-        int values = 30;
-        for (int i = 0; i < values; i++) {
-            assertTrue(await(first.putIfVersion("sip:early" + i + "@kademlia.test", Dht.ABSENT,
-                    ("contact-" + i).getBytes(StandardCharsets.UTF_8), expiry)), "written while alone");
-        }
-        assertEquals(values, first.storedEntries(), "one copy each: nobody else to hold one");
-
-        KademliaDht second = overlay.add(noRepublishSoon);
-        KademliaDht third = overlay.add(noRepublishSoon);
-
-        // Three nodes, three copies: each node must come to hold every value, long before a republish.
-        Eventually.until(() -> second.storedEntries() == values && third.storedEntries() == values,
-                Duration.ofSeconds(20), () -> "copies on the joiners: " + second.storedEntries() + " and "
-                        + third.storedEntries() + " of " + values);
     }
 
     @Test

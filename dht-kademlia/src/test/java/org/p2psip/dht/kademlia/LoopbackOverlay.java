@@ -49,14 +49,9 @@ final class LoopbackOverlay implements AutoCloseable {
 
     /** Starts a node joining through the first live node (or a new overlay) and keeps it. */
     KademliaDht add() {
-        return add(Map.of());
-    }
-
-    /** The same, with further options over {@link #fastOptions()}. */
-    KademliaDht add(Map<String, String> extra) {
         List<HostPort> bootstrap = nodes.isEmpty() ? List.of() : List.of(nodes.get(0).contact().overlay());
         try {
-            KademliaDht n = (KademliaDht) startNode(bootstrap, extra).get(20, TimeUnit.SECONDS);
+            KademliaDht n = (KademliaDht) startNode(bootstrap, Map.of()).get(20, TimeUnit.SECONDS);
             nodes.add(n);
             return n;
         } catch (Exception e) {
