@@ -52,31 +52,40 @@ public final class LocationService {
     }
 
     private CompletableFuture<RegisterOutcome> attempt(RegisterRequest request, int attempt) {
+        return dht.get(request.aor().key()).thenCompose(stored -> applyTo(request, stored, attempt));
+    }
+
+    /**
+     * Applies the request to the stored bindings and writes the outcome back
+     * if that version is still current; when it is not, goes on from the
+     * value read to find out why, without reading it again.
+     */
+    private CompletableFuture<RegisterOutcome> applyTo(RegisterRequest request, Optional<VersionedValue> stored,
+                                                       int attempt) {
         String key = request.aor().key();
-        return dht.get(key).thenCompose(stored -> {
-            Instant now = clock.instant();
-            BindingSet current = decode(stored);
-            RegisterOutcome outcome = RegistrarRules.apply(request, current, policy, now);
-            if (!(outcome instanceof Accepted accepted) || !accepted.changed()) {
+        RegisterOutcome outcome = RegistrarRules.apply(request, decode(stored), policy, clock.instant());
+        if (!(outcome instanceof Accepted accepted) || !accepted.changed()) {
+            return CompletableFuture.completedFuture(outcome);
+        }
+        long version = stored.map(VersionedValue::version).orElse(Dht.ABSENT);
+        BindingSet next = accepted.bindings();
+        byte[] encoded = next.isEmpty() ? null : BindingCodec.encode(next);
+        CompletableFuture<Boolean> write = next.isEmpty()
+                ? (version == Dht.ABSENT ? CompletableFuture.completedFuture(true)
+                                         : dht.removeIfVersion(key, version))
+                : dht.putIfVersion(key, version, encoded, next.latestExpiry().orElseThrow());
+        return write.thenCompose(written -> {
+            if (written) {
                 return CompletableFuture.completedFuture(outcome);
             }
-            long version = stored.map(VersionedValue::version).orElse(Dht.ABSENT);
-            BindingSet next = accepted.bindings();
-            byte[] encoded = next.isEmpty() ? null : BindingCodec.encode(next);
-            CompletableFuture<Boolean> write = next.isEmpty()
-                    ? (version == Dht.ABSENT ? CompletableFuture.completedFuture(true)
-                                             : dht.removeIfVersion(key, version))
-                    : dht.putIfVersion(key, version, encoded, next.latestExpiry().orElseThrow());
-            return write.thenCompose(written -> written ? CompletableFuture.completedFuture(true)
-                    : dht.get(key).thenApply(now2 -> alreadyThere(now2, encoded))).thenCompose(done -> {
-                if (done) {
+            return dht.get(key).thenCompose(after -> {
+                if (alreadyThere(after, encoded)) {
                     return CompletableFuture.completedFuture(outcome);
                 }
                 if (attempt >= MAX_ATTEMPTS) {
-                    return CompletableFuture.completedFuture(
-                            Rejected.of(500, "Location update contended, retry"));
+                    return CompletableFuture.completedFuture(Rejected.of(500, "Location update contended, retry"));
                 }
-                return attempt(request, attempt + 1);
+                return applyTo(request, after, attempt + 1);
             });
         });
     }

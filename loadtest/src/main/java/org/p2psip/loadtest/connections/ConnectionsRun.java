@@ -119,15 +119,13 @@ final class ConnectionsRun {
                     watchEnd = now + TimeUnit.MILLISECONDS.toNanos(spec.watchMillis());
                     if (refreshes != null) {
                         // Refreshes start once the all-open sample is taken, and the run ends after them.
+                        refreshes.startRefreshes();
                         registerStart = sampleAt;
                         registerEnd = registerStart + TimeUnit.MILLISECONDS.toNanos(spec.registerMillis());
                         watchEnd = registerEnd + DRAIN_NANOS;
                     }
                 }
                 if (now >= registerStart && now < registerEnd) {
-                    if (registersDue == 0) {
-                        refreshes.startRefreshes();
-                    }
                     sendDueRegisters(now);
                 }
                 if (openedAll != 0 && !sampled && (now >= sampleAt || open == 0 || now >= watchEnd)) {
@@ -169,10 +167,7 @@ final class ConnectionsRun {
             ConnectionsReport.Probe probe = probeOutcome();
             closeAll();
             selector.selectNow(); // flushes the cancelled keys so the descriptors are released
-            RefreshReport refreshReport = refreshes == null ? RefreshReport.NONE
-                    : refreshes.refreshReport(Math.min(end, registerEnd) > registerStart
-                            ? (Math.min(end, registerEnd) - registerStart) / 1e9 : 0);
-            return report(start, openedAll, end, stillOpen, probe, before, allOpen, openAtSample, refreshReport);
+            return report(start, openedAll, end, stillOpen, probe, before, allOpen, openAtSample);
         } finally {
             closeAll();
         }
@@ -220,7 +215,7 @@ final class ConnectionsRun {
                 // A few hundred bytes into an empty socket buffer: written whole.
                 ch.write(ByteBuffer.wrap(slowlorisRequest(slot, ch)));
             } else if (refreshes != null && slot < spec.count()) {
-                ch.write(ByteBuffer.wrap(refreshes.next(slot, (InetSocketAddress) ch.getLocalAddress(), now)));
+                sendRegister(slot, ch, now);
             }
             SelectionKey key = ch.keyFor(selector);
             if (key == null) {
@@ -293,18 +288,22 @@ final class ConnectionsRun {
                 if (state[slot] != OPEN) {
                     continue;
                 }
-                SocketChannel ch = channels[slot];
                 try {
-                    ByteBuffer request = ByteBuffer.wrap(refreshes.next(slot,
-                            (InetSocketAddress) ch.getLocalAddress(), now));
-                    // Half a kilobyte into a socket buffer that holds one earlier REGISTER at most: written whole.
-                    ch.write(request);
+                    sendRegister(slot, channels[slot], now);
                 } catch (IOException e) {
                     closedByTarget(slot, now);
                 }
                 break;
             }
         }
+    }
+
+    /**
+     * Sends connection {@code slot}'s next REGISTER: half a kilobyte into a
+     * socket buffer that holds one earlier one at most, so written whole.
+     */
+    private void sendRegister(int slot, SocketChannel ch, long now) throws IOException {
+        ch.write(ByteBuffer.wrap(refreshes.next(slot, (InetSocketAddress) ch.getLocalAddress(), now)));
     }
 
     private void expireConnects(long now, long timeoutNanos) {
@@ -378,8 +377,7 @@ final class ConnectionsRun {
     }
 
     private ConnectionsReport report(long start, long openedAll, long end, int stillOpen, ConnectionsReport.Probe probe,
-                                     TargetSample before, TargetSample allOpen, int openAtSample,
-                                     RefreshReport refreshReport) {
+                                     TargetSample before, TargetSample allOpen, int openAtSample) {
         int opened = 0;
         int failed = 0;
         int refused = 0;
@@ -413,7 +411,8 @@ final class ConnectionsRun {
                 bytesReceived, (openedAll - start) / 1e9, (end - openedAll) / 1e9, spec.refusedWithinMillis(), probe,
                 before, allOpen, openAtSample, TargetSample.NONE,
                 refreshes == null ? RefreshReport.NONE : refreshes.initialReport((openedAll - start) / 1e9),
-                refreshReport);
+                refreshes == null ? RefreshReport.NONE
+                        : refreshes.refreshReport(Math.max(0, Math.min(end, registerEnd) - registerStart) / 1e9));
     }
 
     /** A request line and headers announcing a 1,000-byte body, of which only 10 bytes follow. */

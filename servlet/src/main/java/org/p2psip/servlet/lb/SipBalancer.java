@@ -403,13 +403,10 @@ public final class SipBalancer implements AutoCloseable {
                 udp.writeAndFlush(new DatagramPacket(message, client.address()), udp.voidPromise());
                 return;
             }
-            connections.lookup(client.connection()).ifPresentOrElse(
-                    c -> c.writeAndFlush(message, c.voidPromise()),
-                    () -> {
-                        // RFC 3261 §18.2.2 would open a new connection to sent-by; a balancer keeps it simple.
-                        message.release();
-                        counters.countUndeliverable();
-                    });
+            if (!toFlow(client.connection(), message)) {
+                // RFC 3261 §18.2.2 would open a new connection to sent-by; a balancer keeps it simple.
+                counters.countUndeliverable();
+            }
         }
     }
 

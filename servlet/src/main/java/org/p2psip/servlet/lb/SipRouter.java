@@ -139,11 +139,14 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             return;
         }
         List<TopRoute> ownRoutes = ownLeadingRoutes(m);
-        Optional<String> flowToken = ownRoutes.stream().map(r -> routeUser(r.uri())).filter(u -> !u.isEmpty())
-                .findFirst();
-        if (outbound && flowToken.isPresent()) {
-            toFlow(m, flowToken.get(), ownRoutes);
-            return;
+        if (outbound) {
+            for (TopRoute r : ownRoutes) {
+                String flowToken = routeUser(r.uri());
+                if (!flowToken.isEmpty()) {
+                    toFlow(m, flowToken, ownRoutes);
+                    return;
+                }
+            }
         }
         InetSocketAddress destination;
         if (outbound) {
@@ -168,8 +171,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             } else if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
                 // The phone's dialog comes back to it down this connection too (RFC 5626 §5.3): the top value
                 // faces the nodes, the one below the phone (RFC 5658 §3.3).
-                FlowTokens.Flow flow = new FlowTokens.Flow(m.frame().transport(), m.frame().connection());
-                flowLines = flowRecordRoutes(flow, false);
+                flowLines = flowRecordRoutes(arrivalFlowToken(m), m.frame().transport(), false);
             }
         }
         MessageEdits edits = forwardEdits(m, Transport.UDP, flowLines, ownRoutes);
@@ -218,8 +220,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
      * {@code reg-id} (§5.1). Nodes reach it over UDP, so it has no transport.
      */
     private String pathLine(SipMessage m) {
-        String token = flows.token(new FlowTokens.Flow(m.frame().transport(), m.frame().connection()));
-        return "Path: <sip:" + token + "@" + self.advertised() + ";lr" + (SipParser.contactHasRegId(m) ? ";ob" : "")
+        return "Path: <sip:" + arrivalFlowToken(m) + "@" + self.advertised() + ";lr" + (SipParser.contactHasRegId(m) ? ";ob" : "")
                 + ">\r\n";
     }
 
@@ -242,7 +243,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         }
         Transport transport = flow.get().transport();
         String recordRoute = m.toTag() == null && DIALOG_CREATING.contains(m.method())
-                ? flowRecordRoutes(flow.get(), true) : "";
+                ? flowRecordRoutes(flowToken, transport, true) : "";
         ByteBuf out = forwardEdits(m, transport, recordRoute, ownRoutes).toBuffer();
         if (!egress.toFlow(flow.get().connection(), out)) {
             counters.countFlowFailed();
@@ -253,14 +254,14 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     }
 
     /**
-     * The two Record-Route lines of a dialog through {@code flow}: one facing
-     * the phone (its transport kept, TLS at the TLS listener), one facing
-     * the nodes (UDP); the one facing where the request goes comes first.
+     * The two Record-Route lines of a dialog through the flow {@code token}
+     * names: one facing the phone (its {@code transport} kept, TLS at the TLS
+     * listener), one facing the nodes (UDP); the one facing where the
+     * request goes comes first.
      */
-    private String flowRecordRoutes(FlowTokens.Flow flow, boolean towardsPhone) {
-        String token = flows.token(flow);
-        String phoneSide = "Record-Route: <sip:" + token + "@" + self.address(flow.transport()) + ";transport="
-                + flow.transport().name().toLowerCase(Locale.ROOT) + ";lr>\r\n";
+    private String flowRecordRoutes(String token, Transport transport, boolean towardsPhone) {
+        String phoneSide = "Record-Route: <sip:" + token + "@" + self.address(transport) + ";transport="
+                + transport.name().toLowerCase(Locale.ROOT) + ";lr>\r\n";
         String nodeSide = "Record-Route: <sip:" + token + "@" + self.advertised() + ";lr>\r\n";
         return towardsPhone ? phoneSide + nodeSide : nodeSide + phoneSide;
     }
@@ -272,16 +273,21 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
      * dt}), which goes on to a node.
      */
     private List<TopRoute> ownLeadingRoutes(SipMessage m) {
+        List<TopRoute> own = List.of();
         TopRoute route = m.topRoute();
-        if (route == null || !namesSelfOrFlow(route.uri()) || recordedByNode(route.uri())) {
-            return List.of();
-        }
-        List<TopRoute> own = new ArrayList<>(2);
         while (route != null && namesSelfOrFlow(route.uri()) && !recordedByNode(route.uri()) && own.size() < 8) {
+            if (own.isEmpty()) {
+                own = new ArrayList<>(2);
+            }
             own.add(route);
             route = SipParser.nextRoute(m, route).orElse(null);
         }
         return own;
+    }
+
+    /** The flow token of the client connection {@code m} arrived on. */
+    private String arrivalFlowToken(SipMessage m) {
+        return flows.token(new FlowTokens.Flow(m.frame().transport(), m.frame().connection()));
     }
 
     /**

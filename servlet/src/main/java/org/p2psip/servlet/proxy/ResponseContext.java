@@ -4,7 +4,7 @@ import java.text.ParseException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,9 +60,8 @@ final class ResponseContext {
     private final Runnable onFinished;
 
     private final Deque<List<Target>> groups = new ArrayDeque<>();
-    private final Set<ClientTransaction> pending = new LinkedHashSet<>();
-    /** Each pending branch's target, for its instance's other flows. */
-    private final Map<ClientTransaction, Target> branchTargets = new HashMap<>();
+    /** The branches still waiting for a final response, with their targets (for an instance's other flows). */
+    private final Map<ClientTransaction, Target> pending = new LinkedHashMap<>();
     private final Set<ClientTransaction> cancelOnProvisional = new LinkedHashSet<>();
     private Response bestResponse;
     private int bestStatus = -1;
@@ -130,17 +129,16 @@ final class ResponseContext {
             }
             return;
         }
-        boolean wasPending = pending.remove(ct);
-        Target target = branchTargets.remove(ct);
+        Target target = pending.remove(ct);
         cancelOnProvisional.remove(ct);
         if (status < 300) {
             forwardSuccess(response);
             return;
         }
-        if (!wasPending) {
+        if (target == null) {
             return;
         }
-        if (status == FLOW_FAILED && target != null && !cancelled && !succeeded && target.nextFlow() != null) {
+        if (status == FLOW_FAILED && !cancelled && !succeeded && target.nextFlow() != null) {
             // RFC 5626 §7: the same instance's next flow takes the failed one's place.
             launch(target.nextFlow());
         }
@@ -158,10 +156,9 @@ final class ResponseContext {
 
     /** A branch that ended without a response: 408 on timeout, 503 on transport failure. */
     synchronized void onBranchFailure(ClientTransaction ct, int status, String reason) {
-        if (!pending.remove(ct)) {
+        if (pending.remove(ct) == null) {
             return;
         }
-        branchTargets.remove(ct);
         cancelOnProvisional.remove(ct);
         recordSynthetic(status, reason);
         continueOrFinish();
@@ -195,9 +192,7 @@ final class ResponseContext {
     private void launch(Target target) {
         try {
             Request copy = forwarder.copyFor(original, processed, target, recordRoute, inboundTransport);
-            ClientTransaction ct = forwarder.send(copy, this);
-            pending.add(ct);
-            branchTargets.put(ct, target);
+            pending.put(forwarder.send(copy, this), target);
         } catch (Exception e) {
             LOG.debug("cannot forward to {}: {}", target.uri(), e.toString());
             recordSynthetic(Response.SERVICE_UNAVAILABLE, "Next hop unreachable");
@@ -276,7 +271,7 @@ final class ResponseContext {
     }
 
     private void cancelPending() {
-        for (ClientTransaction ct : new ArrayList<>(pending)) {
+        for (ClientTransaction ct : new ArrayList<>(pending.keySet())) {
             if (ct.getState() == TransactionState.PROCEEDING) {
                 sendCancel(ct);
             } else {
