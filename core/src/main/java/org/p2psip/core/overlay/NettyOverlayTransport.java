@@ -45,7 +45,7 @@ import org.p2psip.core.net.HostPort;
  * and the connection's session key, so a frame recorded on one connection is
  * refused on any other and a frame replayed on its own is out of sequence.
  */
-public final class NettyOverlayTransport implements AutoCloseable {
+public final class NettyOverlayTransport implements OverlayTransport {
 
     private static final AttributeKey<Set<Long>> OUTSTANDING = AttributeKey.valueOf("p2psip.outstanding");
     /** How long a connection may take to authenticate before it is closed. */
@@ -134,6 +134,7 @@ public final class NettyOverlayTransport implements AutoCloseable {
     }
 
     /** Where this transport listens (with the real port when bound to 0). */
+    @Override
     public HostPort localAddress() {
         return local;
     }
@@ -151,6 +152,7 @@ public final class NettyOverlayTransport implements AutoCloseable {
      * payload, or fails with an {@link OverlayException} no later than
      * {@code timeout}.
      */
+    @Override
     public CompletableFuture<byte[]> request(HostPort peer, int type, byte[] payload, Duration timeout) {
         if (closed.get()) {
             return CompletableFuture.failedFuture(new OverlayException(OverlayException.Reason.CLOSED,

@@ -46,7 +46,7 @@ import org.p2psip.core.net.HostPort;
  * or using another secret — UDP cannot tell these apart), {@code REMOTE_ERROR}
  * and {@code CLOSED}.
  */
-public final class NettyUdpOverlayTransport implements AutoCloseable {
+public final class NettyUdpOverlayTransport implements OverlayTransport {
 
     /** How far a frame's timestamp may lie from the receiver's clock, either way. */
     public static final Duration FRESHNESS_WINDOW = Duration.ofSeconds(30);
@@ -148,6 +148,7 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
     }
 
     /** Where this transport listens (with the real port when bound to 0). */
+    @Override
     public HostPort localAddress() {
         return local;
     }
@@ -170,6 +171,7 @@ public final class NettyUdpOverlayTransport implements AutoCloseable {
      * completes with the answer's payload or fails with an
      * {@link OverlayException} no later than {@code timeout}.
      */
+    @Override
     public CompletableFuture<byte[]> request(HostPort peer, int type, byte[] payload, Duration timeout) {
         if (closed.get()) {
             return CompletableFuture.failedFuture(new OverlayException(OverlayException.Reason.CLOSED,

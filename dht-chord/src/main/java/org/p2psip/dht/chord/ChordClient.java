@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import org.p2psip.core.overlay.NettyOverlayTransport;
+import org.p2psip.core.overlay.OverlayTransport;
 
 /**
  * One typed method per Chord message, over the authenticated overlay
@@ -19,10 +19,10 @@ final class ChordClient implements RingRpc {
     record WriteAnswer(byte status, long version) {
     }
 
-    private final NettyOverlayTransport transport;
+    private final OverlayTransport transport;
     private final Duration timeout;
 
-    ChordClient(NettyOverlayTransport transport, Duration timeout) {
+    ChordClient(OverlayTransport transport, Duration timeout) {
         this.transport = transport;
         this.timeout = timeout;
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,8 +20,9 @@ import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
-import org.p2psip.core.overlay.NettyOverlayTransport;
 import org.p2psip.core.overlay.OverlayException;
+import org.p2psip.core.overlay.OverlayRuntime;
+import org.p2psip.core.overlay.OverlayTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,6 +98,7 @@ public final class ChordDht implements Dht {
 
     private final IdSpace space = IdSpace.SHA1;
     private final Clock clock;
+    private final OverlayRuntime runtime;
     private final int replicas;
     private final ChordOptions options;
     private final ScheduledExecutorService owner;
@@ -106,7 +107,7 @@ public final class ChordDht implements Dht {
     private final LookupStats stats = new LookupStats();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Peer selfPeer;
-    private NettyOverlayTransport transport;
+    private OverlayTransport transport;
     private ChordClient client;
     private RingMaintenance maintenance;
     private Optional<NodeRef> lastPredecessor = Optional.empty();
@@ -155,22 +156,19 @@ public final class ChordDht implements Dht {
             });
     private static final int ROUTE_CACHE_SIZE = 10_000;
 
-    ChordDht(NodeRef self, Clock clock, int replicas, ChordOptions options) {
-        this.clock = clock;
+    ChordDht(NodeRef self, OverlayRuntime runtime, int replicas, ChordOptions options) {
+        this.runtime = runtime;
+        this.clock = runtime.clock();
         this.replicas = replicas;
         this.options = options;
-        this.owner = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "chord-" + self.overlay().port());
-            t.setDaemon(true);
-            return t;
-        });
+        this.owner = runtime.owner();
         this.state = new RingState(space, self, options.successors());
         this.store = new KeyStore(new VersionClock(self.id().longValue()));
         this.selfPeer = peerOf(self);
     }
 
     /** Wires the transport in once it is bound (the transport's handler is this node). */
-    void attach(NettyOverlayTransport transport) {
+    void attach(OverlayTransport transport) {
         this.transport = transport;
         this.client = new ChordClient(transport, options.rpcTimeout());
         this.maintenance = new RingMaintenance(state, client, owner);
@@ -1032,7 +1030,7 @@ public final class ChordDht implements Dht {
             return CompletableFuture.failedFuture(new IllegalStateException("chord node " + selfPeer.id()
                     + " is closed"));
         }
-        long deadline = System.nanoTime() + options.operationTimeout().toNanos();
+        long deadline = runtime.nanos().getAsLong() + options.operationTimeout().toNanos();
         return attempt(what, action, space.idOf(key), deadline, null);
     }
 
@@ -1042,7 +1040,7 @@ public final class ChordDht implements Dht {
             return CompletableFuture.failedFuture(new IllegalStateException("chord node " + selfPeer.id()
                     + " is closed"));
         }
-        if (System.nanoTime() > deadline) {
+        if (runtime.nanos().getAsLong() > deadline) {
             return CompletableFuture.failedFuture(new DhtException("chord " + what + " failed within "
                     + options.operationTimeout().toMillis() + " ms: " + (last == null ? "no answer" : last.getMessage()),
                     last));
@@ -1060,16 +1058,30 @@ public final class ChordDht implements Dht {
                     routes.remove(id);
                     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                     CompletableFuture<T> retry = new CompletableFuture<>();
-                    CompletableFuture.delayedExecutor(RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS, owner)
-                            .execute(() -> attempt(what, action, id, deadline, cause).whenComplete((v, x) -> {
+                    boolean scheduled = later(RETRY_PAUSE, () -> attempt(what, action, id, deadline, cause)
+                            .whenComplete((v, x) -> {
                                 if (x != null) {
                                     retry.completeExceptionally(x);
                                 } else {
                                     retry.complete(v);
                                 }
                             }));
+                    if (!scheduled) {
+                        retry.completeExceptionally(new IllegalStateException("chord node " + selfPeer.id()
+                                + " is closed"));
+                    }
                     return retry;
                 });
+    }
+
+    /** Runs {@code task} on the owner thread after {@code pause}; false if the node has closed. */
+    private boolean later(Duration pause, Runnable task) {
+        try {
+            owner.schedule(task, pause.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return false;
+        }
     }
 
     private <T> CompletableFuture<T> onOwner(Supplier<T> action) {
@@ -1156,8 +1168,8 @@ public final class ChordDht implements Dht {
      */
     void stall(Duration pause) {
         owner.execute(() -> {
-            long end = System.nanoTime() + pause.toNanos();
-            for (long left = pause.toNanos(); left > 0; left = end - System.nanoTime()) {
+            long end = runtime.nanos().getAsLong() + pause.toNanos();
+            for (long left = pause.toNanos(); left > 0; left = end - runtime.nanos().getAsLong()) {
                 java.util.concurrent.locks.LockSupport.parkNanos(left);
             }
         });

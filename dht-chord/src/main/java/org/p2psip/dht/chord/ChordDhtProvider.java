@@ -12,6 +12,7 @@ import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.NettyOverlayTransport;
 import org.p2psip.core.overlay.OverlayNodeStart;
+import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlaySecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +60,8 @@ public final class ChordDhtProvider implements DhtProvider {
                 transport -> {
                     HostPort bound = transport.localAddress();
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
-                    ChordDht dht = new ChordDht(new NodeRef(id, bound, Optional.of(config.sip())), config.clock(),
+                    ChordDht dht = new ChordDht(new NodeRef(id, bound, Optional.of(config.sip())),
+                            OverlayRuntime.threaded("chord-" + bound.port(), config.clock()),
                             config.replicas(), options);
                     dht.attach(transport);
                     return dht;

@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +25,9 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.core.overlay.NettyUdpOverlayTransport;
 import org.p2psip.core.overlay.OverlayException;
+import org.p2psip.core.overlay.OverlayRuntime;
+import org.p2psip.core.overlay.OverlayTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,6 +104,7 @@ public final class KademliaDht implements Dht {
     private final IdSpace space = IdSpace.SHA1;
     private final Contact self;
     private final Clock clock;
+    private final OverlayRuntime runtime;
     private final int replicas;
     private final KademliaOptions options;
     private final RoutingTable table;
@@ -128,23 +129,20 @@ public final class KademliaDht implements Dht {
     private final AtomicLong lookupRounds = new AtomicLong();
     private final AtomicLong maxLookupRounds = new AtomicLong();
     private long lastVersion;
-    private volatile NettyUdpOverlayTransport transport;
+    private volatile OverlayTransport transport;
 
-    KademliaDht(Contact self, Clock clock, int replicas, KademliaOptions options) {
+    KademliaDht(Contact self, OverlayRuntime runtime, int replicas, KademliaOptions options) {
         this.self = self;
-        this.clock = clock;
+        this.runtime = runtime;
+        this.clock = runtime.clock();
         this.options = options;
         this.replicas = Math.max(1, Math.min(replicas, options.k()));
         this.table = new RoutingTable(space, self.id(), options.k());
-        this.random = new SplittableRandom(self.id().longValue() ^ System.nanoTime());
-        this.owner = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kademlia-" + self.overlay().port());
-            t.setDaemon(true);
-            return t;
-        });
+        this.random = new SplittableRandom(self.id().longValue() ^ runtime.seed());
+        this.owner = runtime.owner();
     }
 
-    void attach(NettyUdpOverlayTransport transport) {
+    void attach(OverlayTransport transport) {
         this.transport = transport;
     }
 
@@ -258,7 +256,7 @@ public final class KademliaDht implements Dht {
         coordinated.keySet().retainAll(store.keySet());
         for (Map.Entry<String, Entry> e : store.entrySet()) {
             if (e.getValue().value().expiresAtMillis() > now
-                    && System.nanoTime() - e.getValue().lastStoredByPeerNanos() >= interval) {
+                    && runtime.nanos().getAsLong() - e.getValue().lastStoredByPeerNanos() >= interval) {
                 due.add(e.getKey());
             }
         }
@@ -353,13 +351,14 @@ public final class KademliaDht implements Dht {
      */
     private CompletableFuture<Boolean> write(String key, long expected, boolean remove, byte[] value,
                                              long expiresAtMillis) {
-        long deadline = System.nanoTime() + options.operationTimeout().toNanos();
-        long writeId = java.util.concurrent.ThreadLocalRandom.current().nextLong();
-        byte[] request = new KademliaWire.Out().contact(self).text(key).num(expected).flag(remove).blob(value)
-                .num(expiresAtMillis).num(writeId).bytes();
-        return onOwner(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline,
-                null))
-                .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
+        return onOwner(() -> {
+            long deadline = runtime.nanos().getAsLong() + options.operationTimeout().toNanos();
+            long writeId = random.nextLong();
+            byte[] request = new KademliaWire.Out().contact(self).text(key).num(expected).flag(remove).blob(value)
+                    .num(expiresAtMillis).num(writeId).bytes();
+            return attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, request, deadline, null)
+                    .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
+        });
     }
 
     /**
@@ -369,15 +368,25 @@ public final class KademliaDht implements Dht {
      * (randomised backoff, as in Ethernet; it costs only the losers).
      */
     private CompletableFuture<Boolean> afterConflict() {
-        long pauseMicros = java.util.concurrent.ThreadLocalRandom.current().nextLong(CONFLICT_PAUSE_MICROS);
-        return CompletableFuture.supplyAsync(() -> false,
-                CompletableFuture.delayedExecutor(pauseMicros, TimeUnit.MICROSECONDS));
+        return onOwner(() -> later(random.nextLong(CONFLICT_PAUSE_MICROS), TimeUnit.MICROSECONDS))
+                .thenApply(v -> false);
+    }
+
+    /** Completes on the owner thread after the pause; fails if the node closes first. */
+    private CompletableFuture<Void> later(long pause, TimeUnit unit) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            owner.schedule(() -> done.complete(null), pause, unit);
+        } catch (RejectedExecutionException e) {
+            done.completeExceptionally(new IllegalStateException("kademlia node " + self.overlay() + " is closed"));
+        }
+        return done;
     }
 
     private CompletableFuture<Boolean> attemptWrite(String key, long expected, boolean remove, byte[] value,
                                                     long expiresAtMillis, long writeId, byte[] request,
                                                     long deadline, Throwable last) {
-        if (System.nanoTime() > deadline) {
+        if (runtime.nanos().getAsLong() > deadline) {
             return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
         }
@@ -400,8 +409,7 @@ public final class KademliaDht implements Dht {
                 }
                 LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
                         cause.toString());
-                return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(RETRY_PAUSE_MILLIS,
-                        TimeUnit.MILLISECONDS)).thenCompose(v -> onOwner(() -> attemptWrite(key, expected, remove,
+                return later(RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS).thenCompose(v -> onOwner(() -> attemptWrite(key, expected, remove,
                         value, expiresAtMillis, writeId, request, deadline, cause)));
             }));
         }));
@@ -479,7 +487,7 @@ public final class KademliaDht implements Dht {
      * in microseconds so a new coordinator starts above an old one's.
      */
     private long nextVersion(long seen) {
-        long candidate = Math.max(seen + 1, Math.max(lastVersion + 1, System.currentTimeMillis() * 1000));
+        long candidate = Math.max(seen + 1, Math.max(lastVersion + 1, clock.millis() * 1000));
         lastVersion = candidate;
         return candidate;
     }
@@ -550,7 +558,7 @@ public final class KademliaDht implements Dht {
             // Someone else wrote this key: this node's copy is no longer known to be the latest.
             coordinated.remove(key);
         }
-        long stamp = fromPeer ? System.nanoTime() : (held == null ? 0 : held.lastStoredByPeerNanos());
+        long stamp = fromPeer ? runtime.nanos().getAsLong() : (held == null ? 0 : held.lastStoredByPeerNanos());
         store.put(key, new Entry(value, stamp));
         return STORE_TAKEN;
     }
@@ -669,7 +677,7 @@ public final class KademliaDht implements Dht {
     }
 
     private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload, Duration timeout) {
-        NettyUdpOverlayTransport t = transport;
+        OverlayTransport t = transport;
         return t.request(peer.overlay(), type, payload, timeout).whenCompleteAsync((answer, error) -> {
             if (error == null) {
                 observe(peer);
@@ -813,8 +821,9 @@ public final class KademliaDht implements Dht {
         return true;
     }
 
-    private static long tableMillis() {
-        return System.currentTimeMillis();
+    /** Monotonic milliseconds, for the routing table's and suspicion's ages. */
+    private long tableMillis() {
+        return runtime.millis();
     }
 
     private static Throwable unwrap(Throwable e) {
@@ -827,7 +836,7 @@ public final class KademliaDht implements Dht {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        NettyUdpOverlayTransport t = transport;
+        OverlayTransport t = transport;
         if (t != null) {
             t.close();
         }

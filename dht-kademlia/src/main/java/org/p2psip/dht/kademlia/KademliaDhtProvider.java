@@ -12,6 +12,7 @@ import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.NettyUdpOverlayTransport;
 import org.p2psip.core.overlay.OverlayNodeStart;
+import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlaySecret;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +61,8 @@ public final class KademliaDhtProvider implements DhtProvider {
                     HostPort bound = transport.localAddress();
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
                     KademliaDht dht = new KademliaDht(new Contact(id, bound, Optional.of(config.sip())),
-                            config.clock(), config.replicas(), options);
+                            OverlayRuntime.threaded("kademlia-" + bound.port(), config.clock()), config.replicas(),
+                            options);
                     dht.attach(transport);
                     return dht;
                 },
