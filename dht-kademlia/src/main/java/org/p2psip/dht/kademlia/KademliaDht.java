@@ -91,10 +91,18 @@ public final class KademliaDht implements Dht {
     private static final long CONFLICT_PAUSE_MICROS = 20_000;
 
     /** A finished lookup: the closest live nodes including this one, the best value seen, its rounds. */
-    record LookupResult(List<Contact> closest, Optional<StoredValue> best, int rounds) {
+    record LookupResult(List<Contact> closest, Optional<StoredValue> best, int rounds, int answered) {
     }
 
     private record Entry(StoredValue value, long lastStoredByPeerNanos) {
+    }
+
+    /** A coordinated write a holder has prepared, waiting for its commit until {@code untilMillis}. */
+    private record Prepared(StoredValue value, long untilMillis) {
+    }
+
+    /** A contact that stopped answering, and since when (table milliseconds). */
+    private record Suspect(Contact contact, long since, long probedAt) {
     }
 
     /** The closest nodes a read of a key just found, kept briefly so the write after it skips a lookup. */
@@ -109,6 +117,8 @@ public final class KademliaDht implements Dht {
     private final KademliaOptions options;
     private final RoutingTable table;
     private final Map<String, Entry> store = new HashMap<>();
+    /** Coordinated writes prepared here and not yet committed or dropped, by key. */
+    private final Map<String, Prepared> prepared = new HashMap<>();
     private final Map<String, CompletableFuture<?>> writeQueues = new HashMap<>();
     private final Map<String, Recent> recentClosest = new java.util.LinkedHashMap<>(16, 0.75f, false) {
         @Override
@@ -118,8 +128,12 @@ public final class KademliaDht implements Dht {
     };
     /** Consecutive failed requests per contact. */
     private final Map<BigInteger, Integer> strikes = new HashMap<>();
-    /** Contacts that timed out recently, by id, with when: not asked again while suspected. */
-    private final Map<BigInteger, Long> suspected = new HashMap<>();
+    /**
+     * Contacts that timed out recently, by id, with when: not asked in
+     * lookups while suspected, but probed, so that both sides of a healed
+     * partition find each other again.
+     */
+    private final Map<BigInteger, Suspect> suspected = new HashMap<>();
     /** Keys whose latest version this node wrote as coordinator (dropped when a peer stores a version). */
     private final Map<String, Long> coordinated = new HashMap<>();
     private final ScheduledExecutorService owner;
@@ -224,6 +238,8 @@ public final class KademliaDht implements Dht {
                 refreshBuckets(refresh);
             }
         }, refresh, Math.max(1, refresh / 4), TimeUnit.MILLISECONDS);
+        long probe = options.rpcTimeout().toMillis();
+        owner.scheduleWithFixedDelay(this::probeSuspects, probe, probe, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -285,16 +301,34 @@ public final class KademliaDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
-        return onOwner(() -> lookup(space.idOf(key), Optional.of(key), options.k()).thenApply(r -> {
-            // A read usually precedes a conditional write: remember who the coordinator is.
-            recentClosest.put(key, new Recent(r.closest(), tableMillis()));
-            return r;
-        })).thenApply(r -> {
+        return onOwner(() -> read(key, runtime.nanos().getAsLong() + options.operationTimeout().toNanos()))
+                .thenApply(r -> {
             long now = clock.millis();
             return r.best().filter(v -> v.liveAt(now))
                     .map(v -> new VersionedValue(v.value().clone(), v.version(),
                             Instant.ofEpochMilli(v.expiresAtMillis())));
         });
+    }
+
+    /**
+     * A FIND_VALUE lookup that counts only once it has heard from enough of
+     * the overlay ({@link #othersNeeded()}); a node that has just been cut
+     * off or paused tries again while its probes refill its table, rather
+     * than report a key absent that its holders still have.
+     */
+    private CompletableFuture<LookupResult> read(String key, long deadline) {
+        return lookup(space.idOf(key), Optional.of(key), options.k()).thenCompose(r -> onOwner(() -> {
+            if (r.answered() >= othersNeeded()) {
+                // A read usually precedes a conditional write: remember who the coordinator is.
+                recentClosest.put(key, new Recent(r.closest(), tableMillis()));
+                return CompletableFuture.completedFuture(r);
+            }
+            if (runtime.nanos().getAsLong() > deadline) {
+                return CompletableFuture.failedFuture(tooFewReached(key, r.answered()));
+            }
+            return later(RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS).thenCompose(v -> onOwner(() -> read(key,
+                    deadline)));
+        }));
     }
 
     @Override
@@ -393,7 +427,7 @@ public final class KademliaDht implements Dht {
         Recent recent = last == null ? recentClosest.remove(key) : null;
         CompletableFuture<LookupResult> where = recent != null && tableMillis() - recent.atMillis() < RECENT_MILLIS
                 && !isSuspected(recent.closest().get(0).id(), tableMillis())
-                ? CompletableFuture.completedFuture(new LookupResult(recent.closest(), Optional.empty(), 0))
+                ? CompletableFuture.completedFuture(new LookupResult(recent.closest(), Optional.empty(), 0, recent.closest().size() - 1))
                 : lookup(space.idOf(key), Optional.empty(), keyWidth());
         return where.thenCompose(r -> onOwner(() -> {
             Contact coordinator = r.closest().get(0);
@@ -451,6 +485,9 @@ public final class KademliaDht implements Dht {
             if (!r.closest().get(0).id().equals(self.id())) {
                 return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
             }
+            if (r.answered() < othersNeeded()) {
+                return CompletableFuture.failedFuture(tooFewReached(key, r.answered()));
+            }
             return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null),
                     replicasOf(r.closest()));
         }));
@@ -460,6 +497,10 @@ public final class KademliaDht implements Dht {
     private CompletableFuture<Boolean> decide(String key, long expected, boolean remove, byte[] value,
                                               long expiresAtMillis, long writeId, StoredValue current,
                                               List<Contact> holders) {
+        int others = (int) holders.stream().filter(h -> !h.id().equals(self.id())).count();
+        if (others < othersNeeded()) {
+            return CompletableFuture.failedFuture(tooFewReached(key, others));
+        }
         long now = clock.millis();
         if (current != null && current.writeId() == writeId) {
             // A retry of a write already applied (its first answer was lost): report it, do not run it twice.
@@ -493,74 +534,174 @@ public final class KademliaDht implements Dht {
     }
 
     /**
-     * STOREs {@code value} at {@code holders}; completes with true when every
-     * holder took it, false when one refused (it holds a version newer than
-     * {@code prev}, the version the coordinator compared against, or it knows
-     * a live node closer to the key than this coordinator), and fails when a
-     * holder could not be reached — the writer retries. The other holders
-     * are written before this node's own copy, so a refused write never
-     * becomes visible here.
+     * STOREs {@code value} at {@code holders}. A republish or repair
+     * ({@code prev} = {@link #REPAIR}) is one round: each holder takes it if
+     * it moves that holder forward. A coordinated write is two: every holder
+     * first <em>prepares</em> it — takes it aside, not yet visible, if it
+     * holds nothing newer than {@code prev} and has no other write prepared
+     * for the key — and only when all have prepared is it committed
+     * everywhere; otherwise it is dropped where it was prepared. So a write
+     * one holder refuses is never left visible on the others: there its
+     * higher version would later outrank, and erase, the newer write the
+     * refusing holder had taken. A prepared write that is neither committed
+     * nor dropped (its coordinator died) lapses after
+     * {@link #preparedHoldMillis()}.
+     *
+     * <p>Completes with true when every holder took it, false when one
+     * refused (it holds or is preparing another version, or it knows a live
+     * node closer to the key than this coordinator), and fails when a holder
+     * could not be reached — the writer retries.
      */
     private CompletableFuture<Boolean> storeAt(String key, StoredValue value, long prev, List<Contact> holders) {
-        byte[] request = new KademliaWire.Out().contact(self).text(key).value(Optional.of(value)).num(prev)
-                .bytes();
-        List<CompletableFuture<Integer>> acks = new ArrayList<>();
-        boolean here = false;
-        for (Contact holder : holders) {
-            if (holder.id().equals(self.id())) {
-                here = true;
-            } else {
-                acks.add(send(holder, KademliaWire.STORE, request).thenApply(b -> b.length == 1 ? (int) b[0]
-                        : STORE_REFUSED_NEWER));
-            }
+        if (prev == REPAIR) {
+            return round(key, KademliaWire.STORE, storeRequest(key, value, prev), holders,
+                    () -> storeLocally(key, value, prev, Optional.empty()))
+                    .thenApply(outcome -> outcome == STORE_TAKEN);
         }
-        boolean storeHere = here;
-        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).thenCompose(v -> onOwner(() -> {
-            if (acks.stream().anyMatch(a -> a.join() == STORE_REFUSED_NOT_COORDINATOR)) {
-                // Not a conflict: a replica still sees a closer node. The writer retries once that is settled.
-                return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
-            }
-            boolean all = acks.stream().allMatch(a -> a.join() == STORE_TAKEN);
-            return CompletableFuture.completedFuture(all && (!storeHere
-                    || storeLocally(key, value, prev, Optional.empty()) == STORE_TAKEN));
-        }));
+        return round(key, KademliaWire.STORE, storeRequest(key, value, prev), holders,
+                () -> storeLocally(key, value, prev, Optional.empty())).handle((prepared, error) -> onOwner(() -> {
+                    boolean commit = error == null && prepared == STORE_TAKEN;
+                    byte[] second = new KademliaWire.Out().contact(self).text(key).num(value.version()).flag(!commit)
+                            .bytes();
+                    CompletableFuture<Integer> done = round(key, KademliaWire.COMMIT, second, holders,
+                            () -> settleLocally(key, value.version(), !commit, false));
+                    if (!commit) {
+                        // Dropping is best effort: a holder that misses it lets the prepared write lapse.
+                        done.exceptionally(e -> STORE_REFUSED_NEWER);
+                        if (error != null) {
+                            return CompletableFuture.<Boolean>failedFuture(unwrap(error));
+                        }
+                        return prepared == STORE_REFUSED_NOT_COORDINATOR
+                                ? CompletableFuture.<Boolean>failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR))
+                                : CompletableFuture.completedFuture(false);
+                    }
+                    return done.thenApply(outcome -> outcome == STORE_TAKEN);
+                })).thenCompose(f -> f);
+    }
+
+    private byte[] storeRequest(String key, StoredValue value, long prev) {
+        return new KademliaWire.Out().contact(self).text(key).value(Optional.of(value)).num(prev).bytes();
     }
 
     /**
-     * A replica's rule for a STORE. The same version again is taken (a
+     * Sends {@code request} to every holder but this node and runs
+     * {@code here} for this node when it is one; completes with
+     * {@link #STORE_TAKEN} when all took it, else with a refusal
+     * ({@link #STORE_REFUSED_NOT_COORDINATOR} first), and fails when a holder
+     * did not answer. This node's own part runs first, so a write it refuses
+     * goes nowhere.
+     */
+    private CompletableFuture<Integer> round(String key, int type, byte[] request, List<Contact> holders,
+                                             Supplier<Integer> here) {
+        boolean includesSelf = holders.stream().anyMatch(h -> h.id().equals(self.id()));
+        if (includesSelf) {
+            int local = here.get();
+            if (local != STORE_TAKEN) {
+                return CompletableFuture.completedFuture(local);
+            }
+        }
+        List<CompletableFuture<Integer>> acks = new ArrayList<>();
+        for (Contact holder : holders) {
+            if (!holder.id().equals(self.id())) {
+                acks.add(send(holder, type, request).thenApply(b -> b.length == 1 ? (int) b[0] : STORE_REFUSED_NEWER));
+            }
+        }
+        return CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            if (acks.stream().anyMatch(a -> a.join() == STORE_REFUSED_NOT_COORDINATOR)) {
+                return STORE_REFUSED_NOT_COORDINATOR;
+            }
+            return acks.stream().allMatch(a -> a.join() == STORE_TAKEN) ? STORE_TAKEN : STORE_REFUSED_NEWER;
+        });
+    }
+
+    /** How long a prepared write waits for its commit: the coordinator's round trips and retransmissions. */
+    private long preparedHoldMillis() {
+        return 4 * options.rpcTimeout().toMillis();
+    }
+
+    /**
+     * A holder's rule for a STORE. The same version again is taken (a
      * retransmission or a republish). A coordinated write ({@code prev} ≥ 0)
-     * is taken only if this replica holds nothing newer than {@code prev} —
-     * two coordinators racing on one version cannot both get through a
-     * shared replica — and only from the closest live node this replica
-     * knows, so a node that merely lost sight of the real coordinator cannot
-     * act as a second one (the closer node is pinged, so a dead one is soon
-     * forgotten and the writer's retry gets through). A republish or repair
-     * ({@code prev} = {@link #REPAIR}) only moves a replica forward.
+     * is prepared only if this holder holds nothing newer than {@code prev}
+     * and has no other write of the key prepared — two coordinators racing
+     * on one version cannot both get through a shared holder — and only
+     * from the closest live node this holder knows, so a node that has
+     * merely lost sight of the real coordinator cannot act as a second one
+     * (the closer node is pinged, so a dead one is soon forgotten and the
+     * writer's retry gets through). A republish or repair ({@code prev} =
+     * {@link #REPAIR}) only moves a holder forward.
      */
     private int storeLocally(String key, StoredValue value, long prev, Optional<Contact> coordinator) {
         Entry held = store.get(key);
-        boolean fromPeer = coordinator.isPresent();
-        if (held == null || held.value().version() != value.version()) {
-            if (prev == REPAIR) {
-                if (held != null && held.value().version() > value.version()) {
-                    return STORE_REFUSED_NEWER;
-                }
-            } else {
-                if (held != null && held.value().version() > prev) {
-                    return STORE_REFUSED_NEWER;
-                }
-                if (coordinator.isPresent() && closerThan(space.idOf(key), coordinator.get())) {
-                    return STORE_REFUSED_NOT_COORDINATOR;
-                }
-            }
+        if (held != null && held.value().version() == value.version()) {
+            return STORE_TAKEN;
         }
+        if (prev == REPAIR) {
+            if (held != null && held.value().version() > value.version()) {
+                return STORE_REFUSED_NEWER;
+            }
+            keep(key, value, coordinator.isPresent());
+            return STORE_TAKEN;
+        }
+        Prepared pending = preparedFor(key);
+        if (pending != null) {
+            return pending.value().version() == value.version() ? STORE_TAKEN : STORE_REFUSED_NEWER;
+        }
+        if (held != null && held.value().version() > prev) {
+            return STORE_REFUSED_NEWER;
+        }
+        if (coordinator.isPresent() && closerThan(space.idOf(key), coordinator.get())) {
+            return STORE_REFUSED_NOT_COORDINATOR;
+        }
+        prepared.put(key, new Prepared(value, tableMillis() + preparedHoldMillis()));
+        return STORE_TAKEN;
+    }
+
+    /** The write prepared for {@code key} and not yet lapsed, if any. */
+    private Prepared preparedFor(String key) {
+        Prepared p = prepared.get(key);
+        if (p != null && tableMillis() > p.untilMillis()) {
+            prepared.remove(key);
+            return null;
+        }
+        return p;
+    }
+
+    /**
+     * A holder's rule for a COMMIT: make the prepared {@code version}
+     * visible, or drop it. A commit of a version already visible is taken (a
+     * retransmission); one whose prepared write has lapsed or been replaced
+     * is refused, and the coordinator reports the write failed.
+     */
+    private int settleLocally(String key, long version, boolean drop, boolean fromPeer) {
+        Prepared pending = preparedFor(key);
+        boolean mine = pending != null && pending.value().version() == version;
+        if (drop) {
+            if (mine) {
+                prepared.remove(key);
+            }
+            return STORE_TAKEN;
+        }
+        Entry held = store.get(key);
+        if (held != null && held.value().version() == version) {
+            return STORE_TAKEN;
+        }
+        if (!mine) {
+            return STORE_REFUSED_NEWER;
+        }
+        prepared.remove(key);
+        keep(key, pending.value(), fromPeer);
+        return STORE_TAKEN;
+    }
+
+    private void keep(String key, StoredValue value, boolean fromPeer) {
+        Entry held = store.get(key);
         if (fromPeer && (held == null || held.value().version() != value.version())) {
             // Someone else wrote this key: this node's copy is no longer known to be the latest.
             coordinated.remove(key);
         }
         long stamp = fromPeer ? runtime.nanos().getAsLong() : (held == null ? 0 : held.lastStoredByPeerNanos());
         store.put(key, new Entry(value, stamp));
-        return STORE_TAKEN;
     }
 
     /** Whether this node, or a contact not suspected dead, is closer to {@code keyId} than {@code sender}. */
@@ -580,7 +721,7 @@ public final class KademliaDht implements Dht {
                         options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
                             if (error != null) {
                                 table.remove(c.id());
-                                suspected.put(c.id(), tableMillis());
+                                suspect(c);
                             } else {
                                 observe(c);
                             }
@@ -664,7 +805,7 @@ public final class KademliaDht implements Dht {
         lookups.incrementAndGet();
         lookupRounds.addAndGet(lookup.rounds());
         maxLookupRounds.accumulateAndGet(lookup.rounds(), Math::max);
-        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds()));
+        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds(), lookup.closestAnswered().size()));
     }
 
     /**
@@ -687,7 +828,7 @@ public final class KademliaDht implements Dht {
                 if (strikes.merge(peer.id(), 1, Integer::sum) >= STRIKES) {
                     strikes.remove(peer.id());
                     table.remove(peer.id());
-                    suspected.put(peer.id(), tableMillis());
+                    suspect(peer);
                 }
             }
         }, this::runOnOwner);
@@ -742,6 +883,13 @@ public final class KademliaDht implements Dht {
                     long prev = in.num();
                     int outcome = storeLocally(key, value, prev, Optional.of(sender));
                     return CompletableFuture.completedFuture(new byte[] {(byte) outcome});
+                }
+                case KademliaWire.COMMIT: {
+                    String key = in.text();
+                    long version = in.num();
+                    boolean drop = in.flag();
+                    return CompletableFuture.completedFuture(new byte[] {(byte) settleLocally(key, version, drop,
+                            true)});
                 }
                 case KademliaWire.WRITE: {
                     String key = in.text();
@@ -810,15 +958,62 @@ public final class KademliaDht implements Dht {
     /** Routing-table time: only differences matter, and they must not follow the (maybe manual) value clock. */
     /** Whether {@code id} timed out within the last {@link #SUSPECT_MILLIS} and has not been heard from since. */
     private boolean isSuspected(BigInteger id, long now) {
-        Long since = suspected.get(id);
-        if (since == null) {
+        Suspect s = suspected.get(id);
+        if (s == null) {
             return false;
         }
-        if (now - since > SUSPECT_MILLIS) {
+        if (now - s.since() > SUSPECT_MILLIS) {
             suspected.remove(id);
             return false;
         }
         return true;
+    }
+
+    private void suspect(Contact c) {
+        suspected.put(c.id(), new Suspect(c, tableMillis(), tableMillis()));
+    }
+
+    /**
+     * How many other nodes this node must reach for a read or a write to
+     * count: {@code replicas - 1}, or every other node it knows of when it
+     * knows fewer — counting those it suspects but has not yet written off.
+     * A node cut off from the rest (a partition, a long pause) would
+     * otherwise find only itself, read every key as absent and acknowledge
+     * writes that only it holds.
+     */
+    private int othersNeeded() {
+        long now = tableMillis();
+        suspected.values().removeIf(s -> now - s.since() > SUSPECT_MILLIS);
+        return Math.min(replicas - 1, table.size() + suspected.size());
+    }
+
+    /**
+     * Probes a few suspected contacts: one that answers is back in the
+     * table at once, so nodes separated by a partition or a pause find each
+     * other when it ends rather than after the suspicion has run out.
+     */
+    private void probeSuspects() {
+        if (closed.get() || suspected.isEmpty()) {
+            return;
+        }
+        long now = tableMillis();
+        suspected.values().removeIf(s -> now - s.since() > SUSPECT_MILLIS);
+        List<Suspect> leastProbed = new ArrayList<>(suspected.values());
+        leastProbed.sort(java.util.Comparator.comparingLong(Suspect::probedAt));
+        for (Suspect s : leastProbed.subList(0, Math.min(options.alpha(), leastProbed.size()))) {
+            suspected.put(s.contact().id(), new Suspect(s.contact(), s.since(), now));
+            transport.request(s.contact().overlay(), KademliaWire.PING, new KademliaWire.Out().contact(self).bytes(),
+                    options.rpcTimeout()).whenCompleteAsync((answer, error) -> {
+                        if (error == null) {
+                            observe(s.contact());
+                        }
+                    }, this::runOnOwner);
+        }
+    }
+
+    private DhtException tooFewReached(String key, int reached) {
+        return new DhtException("kademlia node " + self.overlay() + " reached " + reached + " other nodes for "
+                + key + "; it needs " + othersNeeded() + " (cut off, or its table is refilling)");
     }
 
     /** Monotonic milliseconds, for the routing table's and suspicion's ages. */

@@ -21,6 +21,8 @@ final class KademliaWire {
     static final int STORE = 4;
     /** A conditional write sent to the key's coordinator (the closest live node). */
     static final int WRITE = 5;
+    /** The second phase of a coordinated STORE: make the prepared version visible, or (flag set) drop it. */
+    static final int COMMIT = 6;
 
     /** The coordinator's answer when it knows a node closer to the key than itself. */
     static final String NOT_COORDINATOR = "not the coordinator for this key";

@@ -1,0 +1,214 @@
+package org.p2psip.core.overlay.simulated;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.OverlayException;
+import org.p2psip.core.overlay.OverlayException.Reason;
+import org.p2psip.core.overlay.OverlayRequestHandler;
+import org.p2psip.core.overlay.OverlayTransport;
+
+/**
+ * A seeded in-memory network for overlay nodes on a {@link VirtualTime}
+ * loop. Each message (request or answer) takes a random delay within
+ * {@link #delays}, which also reorders them, and is lost with probability
+ * {@link #loss}; partitions cut some addresses off from the rest until
+ * healed, and a paused address takes in nothing until the pause ends.
+ *
+ * <p>Failures look as they do on the real transports: a request that gets
+ * no answer fails with {@code TIMEOUT} at its timeout; a handler's failure
+ * comes back as {@code REMOTE_ERROR} with its message; a closed node is
+ * silent (as a dead UDP peer) or, on a {@link Semantics#STREAM} network,
+ * refuses the connection at once ({@code UNREACHABLE}), as a killed process
+ * on a live host does over TCP.
+ */
+public final class SimulatedOverlayNetwork {
+
+    /** What a request to an address nobody listens on looks like. */
+    public enum Semantics { DATAGRAM, STREAM }
+
+    private final VirtualTime time;
+    private final SplittableRandom random;
+    private final Semantics semantics;
+    private final Map<HostPort, Endpoint> endpoints = new HashMap<>();
+    private final Map<HostPort, Long> pausedUntil = new HashMap<>();
+    private Set<HostPort> cutOff = Set.of();
+    private long minDelayNanos = Duration.ofMillis(1).toNanos();
+    private long maxDelayNanos = Duration.ofMillis(5).toNanos();
+    private double loss;
+    private long sent;
+    private long lost;
+
+    public SimulatedOverlayNetwork(VirtualTime time, long seed, Semantics semantics) {
+        this.time = time;
+        this.random = new SplittableRandom(seed);
+        this.semantics = semantics;
+    }
+
+    /** One-way delay of every message, uniformly within [min, max]. */
+    public void delays(Duration min, Duration max) {
+        if (min.isNegative() || max.compareTo(min) < 0) {
+            throw new IllegalArgumentException("need 0 <= min <= max, got " + min + " and " + max);
+        }
+        this.minDelayNanos = min.toNanos();
+        this.maxDelayNanos = max.toNanos();
+    }
+
+    /** The probability that any one message is lost. */
+    public void loss(double probability) {
+        if (probability < 0 || probability >= 1) {
+            throw new IllegalArgumentException("loss must be in [0, 1), got " + probability);
+        }
+        this.loss = probability;
+    }
+
+    /** Cuts {@code side} off from every other address (replacing any earlier partition). */
+    public void partition(Set<HostPort> side) {
+        this.cutOff = Set.copyOf(side);
+    }
+
+    /** Ends the partition. */
+    public void heal() {
+        this.cutOff = Set.of();
+    }
+
+    /** Nothing reaches {@code address} for {@code span}; what was sent meanwhile arrives when it ends. */
+    public void pause(HostPort address, Duration span) {
+        pausedUntil.merge(address, time.nanos() + span.toNanos(), Math::max);
+    }
+
+    /** Messages sent and lost so far. */
+    public long sent() {
+        return sent;
+    }
+
+    public long lost() {
+        return lost;
+    }
+
+    /** Listens on {@code address}; the address must be free. */
+    public OverlayTransport bind(HostPort address, OverlayRequestHandler handler) {
+        Endpoint e = new Endpoint(address, handler);
+        if (endpoints.putIfAbsent(address, e) != null) {
+            throw new IllegalStateException("overlay address " + address + " is in use");
+        }
+        return e;
+    }
+
+    private boolean reachable(HostPort from, HostPort to) {
+        return cutOff.contains(from) == cutOff.contains(to);
+    }
+
+    private long delay() {
+        return minDelayNanos == maxDelayNanos ? minDelayNanos : random.nextLong(minDelayNanos, maxDelayNanos + 1);
+    }
+
+    /** Sends one message: after a delay, unless lost or cut off, {@code arrive} runs at {@code to}. */
+    private void deliver(HostPort from, HostPort to, Runnable arrive) {
+        sent++;
+        if (loss > 0 && random.nextDouble() < loss) {
+            lost++;
+            return;
+        }
+        time.at(delay(), () -> arriveWhenAwake(from, to, arrive));
+    }
+
+    private void arriveWhenAwake(HostPort from, HostPort to, Runnable arrive) {
+        Long until = pausedUntil.get(to);
+        if (until != null && until > time.nanos()) {
+            time.at(until - time.nanos(), () -> arriveWhenAwake(from, to, arrive));
+            return;
+        }
+        // A partition drops what is in flight across it, as a cut link would.
+        if (reachable(from, to)) {
+            arrive.run();
+        }
+    }
+
+    /** One node's transport. */
+    private final class Endpoint implements OverlayTransport {
+        private final HostPort address;
+        private final OverlayRequestHandler handler;
+        private boolean closed;
+
+        Endpoint(HostPort address, OverlayRequestHandler handler) {
+            this.address = address;
+            this.handler = handler;
+        }
+
+        @Override
+        public HostPort localAddress() {
+            return address;
+        }
+
+        @Override
+        public CompletableFuture<byte[]> request(HostPort peer, int type, byte[] payload, Duration timeout) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new OverlayException(Reason.CLOSED,
+                        "overlay transport " + address + " is closed"));
+            }
+            CompletableFuture<byte[]> answer = new CompletableFuture<>();
+            time.at(timeout.toNanos(), () -> answer.completeExceptionally(new OverlayException(Reason.TIMEOUT,
+                    "request " + type + " to " + peer + " timed out after " + timeout.toMillis() + " ms")));
+            byte[] copy = payload.clone();
+            deliver(address, peer, () -> {
+                Endpoint there = endpoints.get(peer);
+                if (there == null || there.closed) {
+                    if (semantics == Semantics.STREAM) {
+                        deliver(peer, address, () -> answer.completeExceptionally(new OverlayException(
+                                Reason.UNREACHABLE, "cannot connect to overlay peer " + peer + ": refused")));
+                    }
+                    return;
+                }
+                CompletableFuture<byte[]> handled;
+                try {
+                    handled = there.handler.handle(type, copy);
+                } catch (RuntimeException e) {
+                    handled = CompletableFuture.failedFuture(e);
+                }
+                handled.whenComplete((reply, error) -> {
+                    if (there.closed) {
+                        return;
+                    }
+                    byte[] body = reply == null ? null : reply.clone();
+                    deliver(peer, address, () -> {
+                        if (closed) {
+                            return;
+                        }
+                        if (error == null) {
+                            answer.complete(body);
+                        } else {
+                            answer.completeExceptionally(new OverlayException(Reason.REMOTE_ERROR, reason(error)));
+                        }
+                    });
+                });
+            });
+            return answer;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            endpoints.remove(address, this);
+        }
+    }
+
+    private static String reason(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        String text = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+        return new String(text.replace('\n', ' ').getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+    }
+
+    /** The addresses bound now (for schedules choosing whom to cut off). */
+    public Set<HostPort> bound() {
+        return new HashSet<>(endpoints.keySet());
+    }
+}
