@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
+import org.p2psip.core.overlay.OverlayException;
 import org.p2psip.core.overlay.OverlayTransport;
 
 /**
@@ -50,10 +52,9 @@ final class ChordClient implements RingRpc {
 
     @Override
     public boolean inconclusive(Throwable failure) {
-        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
-        return cause instanceof org.p2psip.core.overlay.OverlayException o
-                && o.reason() == org.p2psip.core.overlay.OverlayException.Reason.TIMEOUT;
+        return cause instanceof OverlayException o && o.reason() == OverlayException.Reason.TIMEOUT;
     }
 
     @Override

@@ -14,7 +14,7 @@ import org.p2psip.core.dht.Dht;
  * The values one node holds, as owner or replica; single-threaded (the
  * node's owner thread). The owner checks a conditional write's version here
  * and mints the new one; it stores the entry once its first replica has
- * accepted it (see {@link ChordDht}). Replicas take whatever is newer.
+ * accepted it (see {@link FencedWrites}). Replicas take whatever is newer.
  * An expired entry is treated as absent everywhere and purged.
  */
 public final class KeyStore {

@@ -1,12 +1,19 @@
 package org.p2psip.dht.chord;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Drives one node's {@link RingState} through Zave's operations by asking
@@ -28,7 +35,7 @@ public final class RingMaintenance {
 
     private final RingState state;
     /** Timeouts in a row per node; touched on the state executor only. */
-    private final java.util.Map<NodeRef, Integer> misses = new java.util.HashMap<>();
+    private final Map<NodeRef, Integer> misses = new HashMap<>();
     private final RingRpc rpc;
     private final Executor stateExecutor;
     private volatile Consumer<RingState> onChange = s -> { };
@@ -63,7 +70,7 @@ public final class RingMaintenance {
                 throw new CompletionException(new IllegalStateException("node id " + succ.id().toString(16)
                         + " is already taken by " + succ.overlay()));
             }
-            List<NodeRef> candidates = new java.util.ArrayList<>();
+            List<NodeRef> candidates = new ArrayList<>();
             candidates.add(succ);
             candidates.addAll(found.successors());
             return joinVia(candidates, 0);
@@ -243,7 +250,7 @@ public final class RingMaintenance {
     /** The state of one iterative lookup: where it is, who answered last, who did not answer. */
     private final class Lookup {
         final BigInteger id;
-        final java.util.Set<NodeRef> dead = new java.util.HashSet<>();
+        final Set<NodeRef> dead = new HashSet<>();
         int hops;
         NodeRef previous;
         List<NodeRef> previousSuccessors = List.of();
@@ -324,10 +331,10 @@ public final class RingMaintenance {
         return node.equals(state.self()) ? CompletableFuture.completedFuture(state.neighbours()) : rpc.neighbours(node);
     }
 
-    private <T> CompletableFuture<T> onState(java.util.function.Supplier<CompletableFuture<T>> action) {
+    private <T> CompletableFuture<T> onState(Supplier<CompletableFuture<T>> action) {
         try {
             return CompletableFuture.supplyAsync(action, stateExecutor).thenCompose(f -> f);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // The node's owner thread has stopped: the node is closed.
             return CompletableFuture.failedFuture(new IllegalStateException("chord node is closed", e));
         }

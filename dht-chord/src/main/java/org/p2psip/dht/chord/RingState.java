@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -186,7 +187,7 @@ public final class RingState {
     }
 
     private void setPredecessor(NodeRef p) {
-        if (!java.util.Objects.equals(p, predecessor)) {
+        if (!Objects.equals(p, predecessor)) {
             predecessor = p;
             predecessorConfirmed = false;
         }

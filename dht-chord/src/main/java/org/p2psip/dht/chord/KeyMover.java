@@ -1,0 +1,294 @@
+package org.p2psip.dht.chord;
+
+import java.math.BigInteger;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves keys between nodes as the ring changes: carries out the
+ * {@link CustodyAction}s its {@link RangeCustody} decides on — fetching a
+ * gained range (walking the ring for a node that holds all of it), handing
+ * a lost range back, pushing owned keys to the replicas (anti-entropy
+ * included) — and answers the fetches and hand-backs of other nodes. Runs
+ * on the node's owner thread only.
+ */
+final class KeyMover {
+
+    /**
+     * How many nodes back a hand-back is passed on: one per node that came
+     * back into the same gap at once (adjacent nodes stalled together).
+     */
+    static final int HAND_BACK_HOPS = 8;
+    /** How many nodes a joiner asks, walking clockwise, for one that holds all of its range. */
+    private static final int FETCH_WALK = 64;
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyMover.class);
+
+    private final RingState ring;
+    private final IdSpace space;
+    private final RangeCustody custody;
+    private final KeyStore store;
+    private final ChordClient client;
+    private final RingMaintenance maintenance;
+    private final FencedWrites writes;
+    private final OwnerThread owner;
+    private final Clock clock;
+    private final int maxPayloadBytes;
+    private final Runnable beforeRingChange;
+    /** The range last logged as served, for DEBUG lines on each change. */
+    private String lastServing = "";
+
+    /**
+     * @param maxPayloadBytes  the largest overlay payload; keys go in frames of half that
+     * @param beforeRingChange runs first on every ring change (the route cache goes stale)
+     */
+    KeyMover(RingState ring, RangeCustody custody, KeyStore store, ChordClient client, RingMaintenance maintenance,
+             FencedWrites writes, OwnerThread owner, Clock clock, int maxPayloadBytes, Runnable beforeRingChange) {
+        this.ring = ring;
+        this.space = ring.space();
+        this.custody = custody;
+        this.store = store;
+        this.client = client;
+        this.maintenance = maintenance;
+        this.writes = writes;
+        this.owner = owner;
+        this.clock = clock;
+        this.maxPayloadBytes = maxPayloadBytes;
+        this.beforeRingChange = beforeRingChange;
+    }
+
+    /** After stabilize or rectify changed the ring as this node sees it. */
+    void ringChanged() {
+        beforeRingChange.run();
+        perform(custody.ringChanged());
+        logServing();
+    }
+
+    /** Carries out what the custody decided, in order. */
+    void perform(List<CustodyAction> actions) {
+        for (CustodyAction action : actions) {
+            if (action instanceof CustodyAction.AskPredecessor) {
+                maintenance.checkPredecessor();
+            } else if (action instanceof CustodyAction.HandBack h) {
+                handBack(h);
+            } else if (action instanceof CustodyAction.Fetch f) {
+                fetch(f);
+            } else if (action instanceof CustodyAction.PushOwned p) {
+                pushOwned(p.targets());
+            } else if (action instanceof CustodyAction.CaughtUp c) {
+                caughtUp(c);
+            } else if (action instanceof CustodyAction.CutOff) {
+                LOG.warn("chord node {} has lost every successor; it serves nothing while it looks for the ring",
+                        ring.self().id().toString(16));
+            } else if (action instanceof CustodyAction.GaveUpOnRing g) {
+                LOG.warn("chord node {}: no member of the ring answered for {} rounds; it serves every key alone",
+                        ring.self().id().toString(16), g.rounds());
+            } else if (action instanceof CustodyAction.ServedFromCopies s) {
+                // Nobody has served the whole range: its last owner is gone, and what is left of
+                // it is the replicas' copies, which the successors have just pushed here.
+                LOG.info("no live node holds all of ({}, {}]; serving it from the successors' copies",
+                        s.from().toString(16), s.to().toString(16));
+            }
+        }
+    }
+
+    private void caughtUp(CustodyAction.CaughtUp c) {
+        if (LOG.isDebugEnabled() && !c.was().equals(Optional.of(c.from()))) {
+            LOG.debug("caught up on ({}, {}] (was from {}), holding {} values", RangeCustody.abbreviated(c.from()),
+                    RangeCustody.abbreviated(ring.self().id()), c.was().map(RangeCustody::abbreviated)
+                            .orElse("nothing"), store.size());
+        }
+        logServing();
+    }
+
+    /** At DEBUG, one line whenever the range this node serves changes: where two owners overlap shows in the logs. */
+    private void logServing() {
+        if (!LOG.isDebugEnabled()) {
+            return;
+        }
+        String now = custody.serving();
+        if (!now.equals(lastServing)) {
+            LOG.debug("serving {} (predecessor {}, successor {})", now, ring.predecessor().map(Object::toString)
+                    .orElse("none"), ring.successor());
+            lastServing = now;
+        }
+    }
+
+    // ---- a gained range ----------------------------------------------------------------------
+
+    /**
+     * Asks every source for the range; a joiner whose sources hold only
+     * copies then walks the ring for a node that holds all of it. The
+     * custody decides what the outcome means; a fetch that fails is tried
+     * again next round.
+     */
+    private void fetch(CustodyAction.Fetch f) {
+        List<CompletableFuture<ChordClient.FetchAnswer>> answers = f.sources().stream()
+                .map(s -> client.fetchRange(s, ring.self(), f.from(), f.to())).toList();
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                .thenCompose(v -> {
+                    List<ChordClient.FetchAnswer> got = answers.stream().map(CompletableFuture::join).toList();
+                    if (f.settledBy(got.stream().map(ChordClient.FetchAnswer::whole).toList())) {
+                        return CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.FOUND);
+                    }
+                    return walkForWhole(f.from(), f.to(), got.get(got.size() - 1).successor(), FETCH_WALK);
+                })
+                .whenCompleteAsync((search, e) -> {
+                    if (e != null) {
+                        custody.fetchFailed();
+                        LOG.debug("fetching ({}, {}] from {} failed: {}", f.from(), f.to(), f.sources(), e.toString());
+                        return;
+                    }
+                    perform(custody.fetched(f, search));
+                }, owner.executor());
+    }
+
+    /**
+     * Asks node after node clockwise, from {@code at}, for the range until
+     * one holds all of it. The last node to have served a key lies clockwise
+     * of the key, so the walk reaches it unless it is gone (and then its
+     * successor has taken its range over, replicas and all).
+     */
+    private CompletableFuture<RangeCustody.WholeRangeSearch> walkForWhole(BigInteger from, BigInteger to, NodeRef at,
+                                                                          int left) {
+        if (at.equals(ring.self())) {
+            return CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.NOWHERE);
+        }
+        if (left <= 0) {
+            return CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.GAVE_UP);
+        }
+        return client.fetchRange(at, ring.self(), from, to).thenCompose(a -> a.whole()
+                ? CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.FOUND)
+                : walkForWhole(from, to, a.successor(), left - 1));
+    }
+
+    /**
+     * Answers a fetch: pushes what this node holds of {@code (from, to]} to
+     * the requester, and says whether that is the whole range.
+     */
+    CompletableFuture<ChordClient.FetchAnswer> fetchFor(NodeRef requester, BigInteger from, BigInteger to) {
+        boolean whole = custody.holdsWhole(from, to);
+        if (whole) {
+            yieldTo(requester);
+        }
+        // A write this node accepted as owner before the requester took the range over may still be on its
+        // way to the first replica; the requester must get it, so the answer waits for it.
+        CompletableFuture<?>[] pending = writes.pendingIn(from, to).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(pending).thenComposeAsync(v -> {
+            Instant now = clock.instant();
+            NodeRef next = ring.successor();
+            return push(requester, store.entries(e -> e.liveAt(now)
+                    && space.betweenRightClosed(from, space.idOf(e.key()), to)))
+                    .thenApply(x -> new ChordClient.FetchAnswer(whole, next));
+        }, owner.executor());
+    }
+
+    /**
+     * The requester has come for this node's range whole from inside it
+     * ({@link RangeCustody#shouldYieldTo}): taken as its notify.
+     */
+    private void yieldTo(NodeRef requester) {
+        if (!custody.shouldYieldTo(requester) || !ring.rectify(requester, true)) {
+            return;
+        }
+        LOG.debug("yielding ({}, {}] to {}, which fetched it whole", custody.servedFrom()
+                .map(RangeCustody::abbreviated).orElse("?"), RangeCustody.abbreviated(requester.id()), requester);
+        // What this node holds whole stays so: it is the newcomer's successor, so (with two copies or more)
+        // every write the newcomer acknowledges passes through here as its fence.
+        ringChanged();
+    }
+
+    // ---- a lost range --------------------------------------------------------------------------
+
+    /**
+     * The range shrank: the node in front joined, or came back after a stall
+     * this node took for its death. Its keys go to it — in the second case
+     * the copies written here meanwhile, which it lacks. Several nodes may
+     * have come back at once (adjacent nodes stalled together); it passes on
+     * what belongs to those before it ({@link #handedBack}).
+     */
+    private void handBack(CustodyAction.HandBack h) {
+        Instant now = clock.instant();
+        List<StoredEntry> theirs = store.entries(e -> e.liveAt(now)
+                && space.betweenRightClosed(h.from(), space.idOf(e.key()), h.upTo()));
+        LOG.debug("handing {} values of ({}, {}] back to {}", theirs.size(), RangeCustody.abbreviated(h.from()),
+                RangeCustody.abbreviated(h.upTo()), h.to());
+        sendHandBack(h.to(), theirs, HAND_BACK_HOPS);
+    }
+
+    private void sendHandBack(NodeRef to, List<StoredEntry> entries, int hopsLeft) {
+        inFrames(entries, batch -> client.handBack(to, batch, hopsLeft)).exceptionally(e -> {
+            LOG.debug("handing {} values back to {} failed: {}", entries.size(), to, e.toString());
+            return null;
+        });
+    }
+
+    /**
+     * Copies handed back by the successor. Those of this node's range are
+     * its own; those before its predecessor belong to a node further back
+     * that came back at the same time as this one, and go on to the
+     * predecessor. Without that, a write the successor acknowledged there
+     * while it served both ranges would stay on the replicas, and the real
+     * owner would answer "absent" for it.
+     */
+    void handedBack(List<StoredEntry> entries, int hopsLeft) {
+        entries.forEach(store::mergeIfNewer);
+        Optional<NodeRef> pred = ring.predecessor();
+        if (pred.isPresent() && hopsLeft > 0) {
+            BigInteger from = pred.get().id();
+            List<StoredEntry> before = entries.stream()
+                    .filter(e -> !space.betweenRightClosed(from, space.idOf(e.key()), ring.self().id())).toList();
+            if (!before.isEmpty()) {
+                LOG.debug("passing {} handed-back values on to {}", before.size(), pred.get());
+                sendHandBack(pred.get(), before, hopsLeft - 1);
+            }
+        }
+    }
+
+    // ---- copies to other nodes -----------------------------------------------------------------
+
+    /** Pushes every live key this node serves to {@code targets}. */
+    private void pushOwned(List<NodeRef> targets) {
+        Instant now = clock.instant();
+        List<StoredEntry> owned = store.entries(e -> e.liveAt(now) && custody.serves(space.idOf(e.key())));
+        for (NodeRef t : targets) {
+            push(t, owned);
+        }
+    }
+
+    /** Pushes copies (the receiver keeps the newer of its own and each) to another node. */
+    CompletableFuture<Void> push(NodeRef to, List<StoredEntry> entries) {
+        return inFrames(entries, batch -> client.replicate(to, batch, List.of()));
+    }
+
+    /** Sends entries in frames well under the size bound, one {@code send} per frame. */
+    private CompletableFuture<Void> inFrames(List<StoredEntry> entries,
+                                             Function<List<StoredEntry>, CompletableFuture<Void>> send) {
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        List<StoredEntry> batch = new ArrayList<>();
+        long bytes = 0;
+        long limit = maxPayloadBytes / 2;
+        for (StoredEntry e : entries) {
+            long size = e.value().length + e.key().length() * 3L + 32;
+            if (!batch.isEmpty() && bytes + size > limit) {
+                sent.add(send.apply(batch));
+                batch = new ArrayList<>();
+                bytes = 0;
+            }
+            batch.add(e);
+            bytes += size;
+        }
+        if (!batch.isEmpty()) {
+            sent.add(send.apply(batch));
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+    }
+}
