@@ -503,14 +503,19 @@ public final class KademliaDht implements Dht {
         }
         long now = clock.millis();
         if (current != null && current.writeId() == writeId) {
-            // A retry of a write already applied (its first answer was lost): report it, do not run it twice.
-            return CompletableFuture.completedFuture(true);
+            // A retry of a write already applied (its first answer, or a holder's commit, was lost): do not run
+            // it twice, but make sure every holder has it before reporting it done.
+            return storeAt(key, current, REPAIR, holders).thenApply(ok -> true);
         }
         long currentVersion = current != null && current.liveAt(now) ? current.version() : ABSENT;
         if (currentVersion != expected) {
             return CompletableFuture.completedFuture(false);
         }
         long version = nextVersion(current == null ? 0 : current.version());
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} coordinates {} at {} over {} to {}", self.overlay(), key, version, currentVersion,
+                    holders.stream().map(h -> h.overlay().toString()).toList());
+        }
         StoredValue stored = remove ? new StoredValue(new byte[0], version, now + TOMBSTONE_MILLIS, true, writeId)
                 : new StoredValue(value, version, expiresAtMillis, false, writeId);
         return storeAt(key, stored, current == null ? ABSENT : current.version(), holders).whenComplete((ok, e) -> {
@@ -561,10 +566,10 @@ public final class KademliaDht implements Dht {
         return round(key, KademliaWire.STORE, storeRequest(key, value, prev), holders,
                 () -> storeLocally(key, value, prev, Optional.empty())).handle((prepared, error) -> onOwner(() -> {
                     boolean commit = error == null && prepared == STORE_TAKEN;
-                    byte[] second = new KademliaWire.Out().contact(self).text(key).num(value.version()).flag(!commit)
-                            .bytes();
+                    byte[] second = new KademliaWire.Out().contact(self).text(key).num(value.version())
+                            .num(value.writeId()).flag(!commit).bytes();
                     CompletableFuture<Integer> done = round(key, KademliaWire.COMMIT, second, holders,
-                            () -> settleLocally(key, value.version(), !commit, false));
+                            () -> settleLocally(key, value.version(), value.writeId(), !commit, false));
                     if (!commit) {
                         // Dropping is best effort: a holder that misses it lets the prepared write lapse.
                         done.exceptionally(e -> STORE_REFUSED_NEWER);
@@ -634,7 +639,8 @@ public final class KademliaDht implements Dht {
     private int storeLocally(String key, StoredValue value, long prev, Optional<Contact> coordinator) {
         Entry held = store.get(key);
         if (held != null && held.value().version() == value.version()) {
-            return STORE_TAKEN;
+            // Two coordinators can hand out the same version in the same millisecond: the write id tells them apart.
+            return held.value().writeId() == value.writeId() ? STORE_TAKEN : STORE_REFUSED_NEWER;
         }
         if (prev == REPAIR) {
             if (held != null && held.value().version() > value.version()) {
@@ -645,7 +651,7 @@ public final class KademliaDht implements Dht {
         }
         Prepared pending = preparedFor(key);
         if (pending != null) {
-            return pending.value().version() == value.version() ? STORE_TAKEN : STORE_REFUSED_NEWER;
+            return sameWrite(pending.value(), value.version(), value.writeId()) ? STORE_TAKEN : STORE_REFUSED_NEWER;
         }
         if (held != null && held.value().version() > prev) {
             return STORE_REFUSED_NEWER;
@@ -673,9 +679,9 @@ public final class KademliaDht implements Dht {
      * retransmission); one whose prepared write has lapsed or been replaced
      * is refused, and the coordinator reports the write failed.
      */
-    private int settleLocally(String key, long version, boolean drop, boolean fromPeer) {
+    private int settleLocally(String key, long version, long writeId, boolean drop, boolean fromPeer) {
         Prepared pending = preparedFor(key);
-        boolean mine = pending != null && pending.value().version() == version;
+        boolean mine = pending != null && sameWrite(pending.value(), version, writeId);
         if (drop) {
             if (mine) {
                 prepared.remove(key);
@@ -683,15 +689,23 @@ public final class KademliaDht implements Dht {
             return STORE_TAKEN;
         }
         Entry held = store.get(key);
-        if (held != null && held.value().version() == version) {
+        if (held != null && sameWrite(held.value(), version, writeId)) {
             return STORE_TAKEN;
         }
         if (!mine) {
             return STORE_REFUSED_NEWER;
         }
         prepared.remove(key);
+        if (held != null && held.value().version() > version) {
+            // A repair carried a newer version here while this write waited for its commit.
+            return STORE_REFUSED_NEWER;
+        }
         keep(key, pending.value(), fromPeer);
         return STORE_TAKEN;
+    }
+
+    private static boolean sameWrite(StoredValue v, long version, long writeId) {
+        return v.version() == version && v.writeId() == writeId;
     }
 
     private void keep(String key, StoredValue value, boolean fromPeer) {
@@ -887,9 +901,10 @@ public final class KademliaDht implements Dht {
                 case KademliaWire.COMMIT: {
                     String key = in.text();
                     long version = in.num();
+                    long writeId = in.num();
                     boolean drop = in.flag();
-                    return CompletableFuture.completedFuture(new byte[] {(byte) settleLocally(key, version, drop,
-                            true)});
+                    return CompletableFuture.completedFuture(new byte[] {(byte) settleLocally(key, version, writeId,
+                            drop, true)});
                 }
                 case KademliaWire.WRITE: {
                     String key = in.text();

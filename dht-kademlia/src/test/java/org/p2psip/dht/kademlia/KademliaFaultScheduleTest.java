@@ -20,7 +20,10 @@ import org.p2psip.core.overlay.simulated.SimulatedOverlayNetwork;
  * Kademlia's whole data plane — lookups, coordinated writes, republishing —
  * on a simulated network under seeded fault schedules: no acknowledged
  * write may be lost. {@code -Dfaults.seeds=N} runs N seeds,
- * {@code -Dfaults.seed=S} starts at seed S (to replay a failing one).
+ * {@code -Dfaults.seed=S} starts at seed S (to replay a failing one);
+ * {@code -Dfaults.max-nodes} (16) and {@code -Dfaults.count} (3) size the
+ * schedules (the soak runs 32 and 5); {@code -Dfaults.verbose=true} prints
+ * every outcome.
  */
 class KademliaFaultScheduleTest {
 
@@ -51,12 +54,16 @@ class KademliaFaultScheduleTest {
     void noAcknowledgedWriteIsLostUnderSeededFaults() {
         int seeds = Integer.getInteger("faults.seeds", 300);
         long first = Long.getLong("faults.seed", 1);
+        int maxNodes = Integer.getInteger("faults.max-nodes", 16);
+        int faults = Integer.getInteger("faults.count", 3);
         List<FaultScheduleRun.Outcome> broken = new ArrayList<>();
         for (long seed = first; seed < first + seeds; seed++) {
-            FaultScheduleRun.Outcome outcome = FaultScheduleRun.run(FaultSchedule.draw(seed, 8, 16, 5), KADEMLIA, 3);
+            FaultScheduleRun.Outcome outcome = FaultScheduleRun.run(FaultSchedule.draw(seed, 8, maxNodes, faults), KADEMLIA, 3);
+            if (Boolean.getBoolean("faults.verbose") || !outcome.held()) {
+                System.out.println(outcome);
+            }
             if (!outcome.held()) {
                 broken.add(outcome);
-                System.out.println(outcome);
             }
         }
         assertTrue(broken.isEmpty(), broken.size() + " of " + seeds + " schedules lost acknowledged writes; first: "

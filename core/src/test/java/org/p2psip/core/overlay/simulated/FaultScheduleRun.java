@@ -47,7 +47,7 @@ public final class FaultScheduleRun {
 
     /** What a run found: counts, and the violations (none means it held). */
     public record Outcome(long seed, String backend, int nodes, int acknowledged, int refused, int failed,
-                          List<String> violations, List<String> events) {
+                          long messages, long steps, List<String> violations, List<String> events) {
 
         public boolean held() {
             return violations.isEmpty();
@@ -56,7 +56,7 @@ public final class FaultScheduleRun {
         @Override
         public String toString() {
             return backend + " seed " + seed + ": " + nodes + " nodes, " + acknowledged + " acknowledged, " + refused
-                    + " refused, " + failed + " failed; " + (held() ? "held" : violations.size() + " violations: "
+                    + " refused, " + failed + " failed, " + messages + " messages, " + steps + " events; " + (held() ? "held" : violations.size() + " violations: "
                     + String.join("; ", violations.subList(0, Math.min(5, violations.size())))
                     + "\n  events: " + String.join("\n          ", events));
         }
@@ -114,7 +114,7 @@ public final class FaultScheduleRun {
         run.execute();
         return new Outcome(schedule.seed(), backend.name(), schedule.nodes(),
                 run.acknowledged.values().stream().mapToInt(Set::size).sum(), run.refused, run.failed,
-                List.copyOf(run.violations), List.copyOf(run.events));
+                run.network.sent(), run.time.executed(), List.copyOf(run.violations), List.copyOf(run.events));
     }
 
     private void execute() {
@@ -301,7 +301,7 @@ public final class FaultScheduleRun {
                     refused++;
                 }
                 // Think time, so writers do not run in lockstep with each other.
-                time.at(Duration.ofMillis(5 + random.nextInt(40)).toNanos(), this::next);
+                time.at(Duration.ofMillis(20 + random.nextInt(60)).toNanos(), this::next);
             });
         }
     }

@@ -20,7 +20,10 @@ import org.p2psip.core.overlay.OverlayTransport;
  * A seeded in-memory network for overlay nodes on a {@link VirtualTime}
  * loop. Each message (request or answer) takes a random delay within
  * {@link #delays}, which also reorders them, and is lost with probability
- * {@link #loss}; partitions cut some addresses off from the rest until
+ * {@link #loss} — on a stream network, delayed by a retransmission
+ * timeout instead; on a datagram network a request is sent again until
+ * answered, and its receiver serves it once, as core's UDP transport does;
+ * partitions cut some addresses off from the rest until
  * healed, and a paused address takes in nothing until the pause ends.
  *
  * <p>Failures look as they do on the real transports: a request that gets
@@ -35,6 +38,9 @@ public final class SimulatedOverlayNetwork {
     /** What a request to an address nobody listens on looks like. */
     public enum Semantics { DATAGRAM, STREAM }
 
+    /** Linux's minimum TCP retransmission timeout. */
+    private static final long STREAM_RETRANSMIT_NANOS = Duration.ofMillis(200).toNanos();
+
     private final VirtualTime time;
     private final SplittableRandom random;
     private final Semantics semantics;
@@ -44,6 +50,8 @@ public final class SimulatedOverlayNetwork {
     private long minDelayNanos = Duration.ofMillis(1).toNanos();
     private long maxDelayNanos = Duration.ofMillis(5).toNanos();
     private double loss;
+    private long retransmitNanos = Duration.ofMillis(150).toNanos();
+    private long nextRequestId;
     private long sent;
     private long lost;
 
@@ -60,6 +68,14 @@ public final class SimulatedOverlayNetwork {
         }
         this.minDelayNanos = min.toNanos();
         this.maxDelayNanos = max.toNanos();
+    }
+
+    /** On a datagram network, when a request unanswered is first sent again (then at doubling intervals). */
+    public void retransmitAfter(Duration first) {
+        if (first.isNegative() || first.isZero()) {
+            throw new IllegalArgumentException("the first retransmission must come after a positive delay");
+        }
+        this.retransmitNanos = first.toNanos();
     }
 
     /** The probability that any one message is lost. */
@@ -114,11 +130,16 @@ public final class SimulatedOverlayNetwork {
     /** Sends one message: after a delay, unless lost or cut off, {@code arrive} runs at {@code to}. */
     private void deliver(HostPort from, HostPort to, Runnable arrive) {
         sent++;
+        long delay = delay();
         if (loss > 0 && random.nextDouble() < loss) {
             lost++;
-            return;
+            if (semantics == Semantics.DATAGRAM) {
+                return;
+            }
+            // A stream resends a lost segment itself: the message arrives, one retransmission timeout late.
+            delay += STREAM_RETRANSMIT_NANOS;
         }
-        time.at(delay(), () -> arriveWhenAwake(from, to, arrive));
+        time.at(delay, () -> arriveWhenAwake(from, to, arrive));
     }
 
     private void arriveWhenAwake(HostPort from, HostPort to, Runnable arrive) {
@@ -133,10 +154,19 @@ public final class SimulatedOverlayNetwork {
         }
     }
 
+    /** A request being served or answered at its receiver. */
+    private static final class Served {
+        boolean finished;
+        byte[] body;
+        Throwable error;
+    }
+
     /** One node's transport. */
     private final class Endpoint implements OverlayTransport {
         private final HostPort address;
         private final OverlayRequestHandler handler;
+        /** Requests served, by id: the datagram transport's duplicate filter and answer cache. */
+        private final Map<Long, Served> served = new HashMap<>();
         private boolean closed;
 
         Endpoint(HostPort address, OverlayRequestHandler handler) {
@@ -158,7 +188,27 @@ public final class SimulatedOverlayNetwork {
             CompletableFuture<byte[]> answer = new CompletableFuture<>();
             time.at(timeout.toNanos(), () -> answer.completeExceptionally(new OverlayException(Reason.TIMEOUT,
                     "request " + type + " to " + peer + " timed out after " + timeout.toMillis() + " ms")));
+            long id = nextRequestId++;
             byte[] copy = payload.clone();
+            send(peer, id, type, copy, answer);
+            if (semantics == Semantics.DATAGRAM) {
+                resend(peer, id, type, copy, answer, retransmitNanos);
+            }
+            return answer;
+        }
+
+        /** As the UDP transport does: the request again, at doubling intervals, until answered or timed out. */
+        private void resend(HostPort peer, long id, int type, byte[] payload, CompletableFuture<byte[]> answer,
+                            long after) {
+            time.at(after, () -> {
+                if (!answer.isDone() && !closed) {
+                    send(peer, id, type, payload, answer);
+                    resend(peer, id, type, payload, answer, after * 2);
+                }
+            });
+        }
+
+        private void send(HostPort peer, long id, int type, byte[] payload, CompletableFuture<byte[]> answer) {
             deliver(address, peer, () -> {
                 Endpoint there = endpoints.get(peer);
                 if (there == null || there.closed) {
@@ -168,30 +218,53 @@ public final class SimulatedOverlayNetwork {
                     }
                     return;
                 }
-                CompletableFuture<byte[]> handled;
-                try {
-                    handled = there.handler.handle(type, copy);
-                } catch (RuntimeException e) {
-                    handled = CompletableFuture.failedFuture(e);
-                }
-                handled.whenComplete((reply, error) -> {
-                    if (there.closed) {
-                        return;
-                    }
-                    byte[] body = reply == null ? null : reply.clone();
-                    deliver(peer, address, () -> {
-                        if (closed) {
-                            return;
-                        }
-                        if (error == null) {
-                            answer.complete(body);
-                        } else {
-                            answer.completeExceptionally(new OverlayException(Reason.REMOTE_ERROR, reason(error)));
-                        }
-                    });
-                });
+                there.serve(this, id, type, payload, answer);
             });
-            return answer;
+        }
+
+        /**
+         * Runs the handler once per request: a duplicate of a request still
+         * being served is dropped, one already answered gets the same answer
+         * again (as core's datagram transport does, so a write never runs twice).
+         */
+        private void serve(Endpoint from, long id, int type, byte[] payload, CompletableFuture<byte[]> answer) {
+            Served done = served.get(id);
+            if (done != null) {
+                if (done.finished) {
+                    reply(from, done, answer);
+                }
+                return;
+            }
+            Served state = new Served();
+            served.put(id, state);
+            CompletableFuture<byte[]> handled;
+            try {
+                handled = handler.handle(type, payload);
+            } catch (RuntimeException e) {
+                handled = CompletableFuture.failedFuture(e);
+            }
+            handled.whenComplete((reply, error) -> {
+                if (closed) {
+                    return;
+                }
+                state.finished = true;
+                state.body = reply == null ? null : reply.clone();
+                state.error = error;
+                reply(from, state, answer);
+            });
+        }
+
+        private void reply(Endpoint to, Served state, CompletableFuture<byte[]> answer) {
+            deliver(address, to.address, () -> {
+                if (to.closed) {
+                    return;
+                }
+                if (state.error == null) {
+                    answer.complete(state.body);
+                } else {
+                    answer.completeExceptionally(new OverlayException(Reason.REMOTE_ERROR, reason(state.error)));
+                }
+            });
         }
 
         @Override
