@@ -67,7 +67,7 @@ public final class ChordDht implements Dht {
         this.runtime = runtime;
         this.replicas = replicas;
         this.options = options;
-        this.owner = new OwnerThread(runtime.owner());
+        this.owner = new OwnerThread(runtime.owner(), runtime.nanos());
         this.state = new RingState(IdSpace.SHA1, self, options.successors());
         this.store = new KeyStore(new VersionClock(self.id().longValue()));
         this.custody = new RangeCustody(state, replicas);
@@ -122,7 +122,20 @@ public final class ChordDht implements Dht {
     }
 
     void startMaintenance() {
+        // Standing still longer than a round plus a peer's timeout, this node may have been taken for dead.
+        owner.watchForStalls(options.stabilizeEvery().plus(options.rpcTimeout()), this::stalled);
         owner.every(options.stabilizeEvery(), this::round);
+    }
+
+    /**
+     * The owner thread stood still: it serves and fences nothing until its
+     * neighbours confirm it again and it has fetched its range anew.
+     */
+    private void stalled() {
+        LOG.info("chord node {} stood still for longer than its peers wait; it serves nothing until it has"
+                + " caught up again", selfPeer.id());
+        state.forgetConfirmations();
+        custody.stalled();
     }
 
     /** One maintenance round; never two at once, so a slow peer delays rounds instead of piling them up. */

@@ -119,13 +119,16 @@ final class FencedWrites {
 
     /**
      * At the first replica, the fence: takes an owner's write only while the
-     * writer is this node's predecessor (so this node does not serve the key
-     * itself) and nothing newer than the version it replaces is held here.
+     * writer is this node's confirmed predecessor (so this node does not
+     * serve the key itself) and nothing newer than the version it replaces
+     * is held here.
      */
     ChordClient.FenceAnswer fence(NodeRef writer, long base, StoredEntry written, boolean removal) {
-        if (!ring.predecessor().equals(Optional.of(writer)) || writing.containsKey(written.key())) {
-            // Not its predecessor, or this node's own write to the key (from before the writer joined in
-            // front) is still on its way: the writer asks again.
+        if (!ring.predecessor().equals(Optional.of(writer)) || !ring.predecessorConfirmed()
+                || writing.containsKey(written.key())) {
+            // Not its predecessor (or not one that has confirmed this node as its successor since this node
+            // last stood still), or this node's own write to the key (from before the writer joined in front)
+            // is still on its way: the writer asks again.
             return new ChordClient.FenceAnswer(ChordWire.NOT_OWNER, Optional.empty());
         }
         Optional<StoredEntry> newer = store.newerThan(written.key(), base, clock.instant());

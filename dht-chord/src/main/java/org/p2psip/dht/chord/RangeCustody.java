@@ -83,6 +83,8 @@ final class RangeCustody {
     /** The successors this node last had, to rejoin through if it is cut off. */
     private List<NodeRef> lastPeers = List.of();
     private int wholeRangeMisses;
+    /** A fetch under way when this node stalled: what it brings may be older than what others wrote since. */
+    private boolean fetchOvertaken;
     private long rounds;
     private Optional<NodeRef> lastPredecessor = Optional.empty();
     private boolean lastConfirmed;
@@ -179,6 +181,22 @@ final class RangeCustody {
         }
     }
 
+    /**
+     * This node stood still for longer than its peers wait before serving a
+     * silent node's range (see {@link OwnerThread}): its successor may have
+     * served and written that range meanwhile, and its own copies may be
+     * stale. Like a joiner, it serves nothing until it has fetched its range
+     * again from a node that held all of it, and it no longer claims to hold
+     * any range whole. A fetch that was under way is not trusted either.
+     */
+    void stalled() {
+        servedFrom = Optional.empty();
+        heldFrom = Optional.empty();
+        heldAll = false;
+        lastConfirmed = false;
+        fetchOvertaken = fetching;
+    }
+
     /** A {@link CustodyAction.Fetch} failed: it is tried again at the next catch-up. */
     void fetchFailed() {
         fetching = false;
@@ -193,6 +211,10 @@ final class RangeCustody {
      */
     List<CustodyAction> fetched(CustodyAction.Fetch fetch, WholeRangeSearch search) {
         fetching = false;
+        if (fetchOvertaken) {
+            fetchOvertaken = false;
+            return catchUp();
+        }
         if (search == WholeRangeSearch.GAVE_UP && ++wholeRangeMisses < FETCH_PATIENCE) {
             return List.of();
         }

@@ -227,6 +227,16 @@ public final class RingState {
     }
 
     /** Whether the successor has said, since it became the successor, that this node is its predecessor. */
+    /**
+     * Forgets both confirmations, after this node stood still long enough
+     * that its neighbours may have moved on: it serves, and acts as a fence,
+     * only once they have confirmed it again.
+     */
+    public void forgetConfirmations() {
+        predecessorConfirmed = false;
+        successorConfirmed = false;
+    }
+
     public boolean successorConfirmed() {
         return !successor().equals(self) && successorConfirmed;
     }

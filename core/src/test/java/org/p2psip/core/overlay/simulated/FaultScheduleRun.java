@@ -277,9 +277,11 @@ public final class FaultScheduleRun {
             long id = ((long) number << 32) | ++sequence;
             Instant expires = time.clock().instant().plus(Duration.ofDays(1));
             long[] readVersion = {-1};
+            int[] readLength = {-1};
             dht.get(key).thenCompose(found -> {
                 long version = found.map(VersionedValue::version).orElse(Dht.ABSENT);
                 readVersion[0] = version;
+                readLength[0] = found.map(v -> v.value().length / Long.BYTES).orElse(0);
                 byte[] list = found.map(VersionedValue::value).orElse(new byte[0]);
                 byte[] appended = ByteBuffer.allocate(list.length + Long.BYTES).put(list).putLong(id).array();
                 return dht.putIfVersion(key, version, appended, expires);
@@ -289,7 +291,8 @@ public final class FaultScheduleRun {
                 }
                 if (key.equals(TRACE)) {
                     System.out.println(at() + " w" + number + "#" + (id & 0xFFFFFFFFL) + " via " + via + " read "
-                            + readVersion[0] + " -> " + (error != null ? "failed " + error : written));
+                            + readVersion[0] + " (" + readLength[0] + " ids) -> "
+                            + (error != null ? "failed " + error : written));
                 }
                 if (error != null) {
                     failed++;
