@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Random;
 import java.util.random.RandomGenerator;
 
 /**
@@ -53,12 +54,12 @@ public record IdSpace(int bits) {
     /** A uniformly random id in bucket {@code index} of {@code self}, for bucket refresh. */
     public BigInteger randomIdInBucket(BigInteger self, int index, RandomGenerator random) {
         // The top bit of the distance fixes the bucket; the bits below it are free.
-        BigInteger low = new BigInteger(index, new java.util.Random(random.nextLong()));
+        BigInteger low = new BigInteger(index, new Random(random.nextLong()));
         return self.xor(BigInteger.ONE.shiftLeft(index).or(low));
     }
 
     public BigInteger random(RandomGenerator random) {
-        return new BigInteger(bits, new java.util.Random(random.nextLong()));
+        return new BigInteger(bits, new Random(random.nextLong()));
     }
 
     /** Fixed-width hex, for logs and {@link org.p2psip.core.dht.Peer} ids. */

@@ -1,0 +1,209 @@
+package org.p2psip.dht.kademlia;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.p2psip.core.dht.DhtException;
+import org.p2psip.core.overlay.OverlayRuntime;
+
+/**
+ * Runs the pure {@link NodeLookup} (§2.3: α parallel queries, closest
+ * first, until the k closest have answered) over the network with
+ * {@link KademliaClient}, and counts lookups and their rounds. A FIND_VALUE
+ * lookup never stops at the first copy, so the highest version among the k
+ * closest wins.
+ *
+ * <p>Also how many answers make a read or a write count: a key lives on its
+ * {@code min(replicas, k)} closest nodes, and a node must hear from
+ * {@code replicas - 1} others ({@link ContactHealth#othersNeeded}) before it
+ * believes what a lookup found — a node that has just been cut off or paused
+ * tries again while its probes refill its table, rather than report a key
+ * absent that its holders still have.
+ */
+final class IterativeLookups {
+
+    /** Pause before a read or a write retries after a failed attempt, so a settling overlay is not hammered. */
+    static final long RETRY_PAUSE_MILLIS = 50;
+    /** How long a read's view of a key's closest nodes is reused for the write that follows it. */
+    private static final long RECENT_MILLIS = 2_000;
+    private static final int RECENT_KEYS = 10_000;
+
+    /** The closest nodes a read of a key just found, kept briefly so the write after it skips a lookup. */
+    private record Recent(List<Contact> closest, long atMillis) {
+    }
+
+    private final IdSpace space;
+    private final Contact self;
+    private final KademliaOptions options;
+    private final int replicas;
+    private final RoutingTable table;
+    private final ContactHealth health;
+    private final ReplicaStore store;
+    private final KademliaClient client;
+    private final OwnerThread owner;
+    private final OverlayRuntime runtime;
+    private final Map<String, Recent> recentClosest = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
+            return size() > RECENT_KEYS;
+        }
+    };
+    private final AtomicLong lookups = new AtomicLong();
+    private final AtomicLong lookupRounds = new AtomicLong();
+    private final AtomicLong maxLookupRounds = new AtomicLong();
+
+    IterativeLookups(IdSpace space, Contact self, KademliaOptions options, int replicas, RoutingTable table,
+                     ContactHealth health, ReplicaStore store, KademliaClient client, OwnerThread owner,
+                     OverlayRuntime runtime) {
+        this.space = space;
+        this.self = self;
+        this.options = options;
+        this.replicas = replicas;
+        this.table = table;
+        this.health = health;
+        this.store = store;
+        this.client = client;
+        this.owner = owner;
+        this.runtime = runtime;
+    }
+
+    /**
+     * Runs {@link NodeLookup} over the network: FIND_VALUE when {@code key}
+     * is given (this node's own copy competes with the answers), FIND_NODE
+     * otherwise; {@code width} is the lookup's k. A lookup covers its
+     * target's bucket, so the bucket counts as refreshed. Must be called on
+     * the owner thread.
+     */
+    CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key, int width) {
+        NodeLookup lookup = new NodeLookup(space, self.id(), target, width, options.alpha(),
+                table.closest(target, options.k()));
+        table.touch(space.bucketIndex(self.id(), target), runtime.millis());
+        CompletableFuture<LookupResult> done = new CompletableFuture<>();
+        pump(lookup, key, done);
+        return done;
+    }
+
+    private void pump(NodeLookup lookup, Optional<String> key, CompletableFuture<LookupResult> done) {
+        if (done.isDone()) {
+            return;
+        }
+        if (owner.closed()) {
+            done.completeExceptionally(owner.closedError());
+            return;
+        }
+        for (Contact peer : lookup.nextQueries()) {
+            CompletableFuture<KademliaClient.Closer> query = key.isPresent()
+                    ? client.findValue(peer, key.get()) : client.findNode(peer, lookup.target());
+            query.whenCompleteAsync((answer, error) -> {
+                if (error != null) {
+                    lookup.onFailure(peer);
+                } else {
+                    List<Contact> closer = new ArrayList<>(answer.contacts());
+                    // Peers that have not noticed a crash yet keep naming the dead node; asking it again
+                    // would cost every lookup a full timeout until all of them have learnt.
+                    long now = runtime.millis();
+                    closer.removeIf(c -> health.isSuspected(c.id(), now));
+                    lookup.onAnswer(peer, closer, answer.value());
+                }
+                pump(lookup, key, done);
+            }, owner::run);
+        }
+        if (lookup.isDone()) {
+            finish(lookup, key, done);
+        }
+    }
+
+    private void finish(NodeLookup lookup, Optional<String> key, CompletableFuture<LookupResult> done) {
+        List<Contact> closest = new ArrayList<>(lookup.closestAnswered());
+        closest.add(self);
+        closest.sort(NodeLookup.byDistance(space, lookup.target()));
+        if (closest.size() > options.k()) {
+            closest = new ArrayList<>(closest.subList(0, options.k()));
+        }
+        Optional<StoredValue> best = lookup.bestValue();
+        if (key.isPresent()) {
+            Optional<StoredValue> mine = store.get(key.get());
+            if (mine.isPresent() && (best.isEmpty() || mine.get().version() > best.get().version())) {
+                best = mine;
+            }
+        }
+        lookups.incrementAndGet();
+        lookupRounds.addAndGet(lookup.rounds());
+        maxLookupRounds.accumulateAndGet(lookup.rounds(), Math::max);
+        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds(), lookup.closestAnswered().size()));
+    }
+
+    /**
+     * A FIND_VALUE lookup that counts only once it has heard from
+     * {@link #othersNeeded()} other nodes, retried until {@code deadline}
+     * (monotonic nanoseconds). Must be called on the owner thread.
+     */
+    CompletableFuture<LookupResult> read(String key, long deadline) {
+        return lookup(space.idOf(key), Optional.of(key), options.k()).thenCompose(r -> owner.call(() -> {
+            if (r.answered() >= othersNeeded()) {
+                // A read usually precedes a conditional write: remember who the coordinator is.
+                recentClosest.put(key, new Recent(r.closest(), runtime.millis()));
+                return CompletableFuture.completedFuture(r);
+            }
+            if (runtime.nanos().getAsLong() > deadline) {
+                return CompletableFuture.failedFuture(tooFewReached(key, r.answered()));
+            }
+            return owner.later(RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS).thenCompose(v -> owner.call(() -> read(key,
+                    deadline)));
+        }));
+    }
+
+    /**
+     * The closest nodes a read of {@code key} found within the last
+     * {@link #RECENT_MILLIS}, unless the closest of them is suspected since;
+     * forgotten once asked for.
+     */
+    Optional<List<Contact>> takeRecent(String key) {
+        Recent recent = recentClosest.remove(key);
+        if (recent != null && runtime.millis() - recent.atMillis() < RECENT_MILLIS
+                && !health.isSuspected(recent.closest().get(0).id(), runtime.millis())) {
+            return Optional.of(recent.closest());
+        }
+        return Optional.empty();
+    }
+
+    /** How many other nodes this node must reach for a read or a write to count ({@link ContactHealth}). */
+    int othersNeeded() {
+        return health.othersNeeded(table.size(), runtime.millis());
+    }
+
+    DhtException tooFewReached(String key, int reached) {
+        return new DhtException("kademlia node " + self.overlay() + " reached " + reached + " other nodes for "
+                + key + "; it needs " + othersNeeded() + " (cut off, or its table is refilling)");
+    }
+
+    /**
+     * How many of the closest live nodes placement, republish and a
+     * writer's search for the coordinator must hear from: twice the replica
+     * count (capped by k), enough to find the closest live node after
+     * {@code replicas} − 1 crashes. Reads of values (FIND_VALUE, by readers
+     * and by the coordinator before a write) and routing lookups use the
+     * paper's full k: a copy stored while views were still incomplete may
+     * sit beyond the 2·replicas closest until the next republish moves it.
+     */
+    int keyWidth() {
+        return Math.min(options.k(), Math.max(options.alpha(), 2 * replicas));
+    }
+
+    /** The key's replicas among a lookup's closest nodes: the first {@code replicas}. */
+    List<Contact> replicasOf(List<Contact> closest) {
+        return closest.subList(0, Math.min(replicas, closest.size()));
+    }
+
+    KademliaDht.LookupMetrics metrics() {
+        long n = lookups.get();
+        return new KademliaDht.LookupMetrics(n, n == 0 ? 0 : (double) lookupRounds.get() / n, maxLookupRounds.get());
+    }
+}

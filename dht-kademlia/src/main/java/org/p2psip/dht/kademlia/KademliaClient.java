@@ -1,0 +1,180 @@
+package org.p2psip.dht.kademlia;
+
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.OverlayException;
+import org.p2psip.core.overlay.OverlayRuntime;
+import org.p2psip.core.overlay.OverlayTransport;
+
+/**
+ * One typed method per Kademlia message, over the authenticated overlay
+ * transport, each request starting with this node's contact
+ * ({@link KademliaWire}). Every call fails (never hangs) after its timeout.
+ *
+ * <p>It also keeps the routing table honest, as §2.2 asks of every message:
+ * an answer counts as having seen the peer ({@link #observe}), and silence
+ * counts against it in its {@link ContactHealth} — the transport has already
+ * retried, so one timeout means several lost datagrams, and
+ * {@link ContactHealth#STRIKES} of them in a row remove the peer. PINGs are
+ * the exception: they are themselves the check of whether a contact lives,
+ * and each caller decides what an answer or silence means.
+ */
+final class KademliaClient {
+
+    /** A FIND_NODE or FIND_VALUE answer: the peer's closest contacts to the target, and for FIND_VALUE its copy. */
+    record Closer(List<Contact> contacts, Optional<StoredValue> value) {
+
+        Closer {
+            Objects.requireNonNull(contacts, "contacts");
+            Objects.requireNonNull(value, "value");
+        }
+    }
+
+    private final Contact self;
+    private final RoutingTable table;
+    private final ContactHealth health;
+    private final OwnerThread owner;
+    private final OverlayRuntime runtime;
+    private final Duration rpcTimeout;
+    private volatile OverlayTransport transport;
+
+    KademliaClient(Contact self, RoutingTable table, ContactHealth health, OwnerThread owner, OverlayRuntime runtime,
+                   Duration rpcTimeout) {
+        this.self = self;
+        this.table = table;
+        this.health = health;
+        this.owner = owner;
+        this.runtime = runtime;
+        this.rpcTimeout = rpcTimeout;
+    }
+
+    void attach(OverlayTransport transport) {
+        this.transport = transport;
+    }
+
+    /** Closes the transport, if one was attached; pending requests fail. */
+    void closeTransport() {
+        OverlayTransport t = transport;
+        if (t != null) {
+            t.close();
+        }
+    }
+
+    /** PING to an address whose node is not known yet (a seed): completes with the contact it answers with. */
+    CompletableFuture<Contact> pingSeed(HostPort seed) {
+        return transport.request(seed, KademliaWire.PING, pingRequest(), rpcTimeout)
+                .thenApply(answer -> new KademliaWire.In(answer).contact());
+    }
+
+    /** PING, without bookkeeping: completes when {@code peer} answers. */
+    CompletableFuture<Void> ping(Contact peer) {
+        return transport.request(peer.overlay(), KademliaWire.PING, pingRequest(), rpcTimeout).thenApply(a -> null);
+    }
+
+    CompletableFuture<Closer> findNode(Contact peer, BigInteger target) {
+        return send(peer, KademliaWire.FIND_NODE, new KademliaWire.Out().contact(self).id(target).bytes(), rpcTimeout)
+                .thenApply(answer -> new Closer(new KademliaWire.In(answer).contacts(), Optional.empty()));
+    }
+
+    CompletableFuture<Closer> findValue(Contact peer, String key) {
+        return send(peer, KademliaWire.FIND_VALUE, new KademliaWire.Out().contact(self).text(key).bytes(), rpcTimeout)
+                .thenApply(answer -> {
+                    KademliaWire.In in = new KademliaWire.In(answer);
+                    return new Closer(in.contacts(), in.value());
+                });
+    }
+
+    /** STORE of {@code value} over {@code prev} ({@link ReplicaStore#REPAIR} for a republish or repair). */
+    CompletableFuture<StoreOutcome> store(Contact holder, String key, StoredValue value, long prev) {
+        byte[] request = new KademliaWire.Out().contact(self).text(key).value(Optional.of(value)).num(prev).bytes();
+        return send(holder, KademliaWire.STORE, request, rpcTimeout).thenApply(StoreOutcome::of);
+    }
+
+    /** COMMIT of the prepared write {@code version}/{@code writeId}, or ({@code drop}) its drop. */
+    CompletableFuture<StoreOutcome> commit(Contact holder, String key, long version, long writeId, boolean drop) {
+        byte[] request = new KademliaWire.Out().contact(self).text(key).num(version).num(writeId).flag(drop).bytes();
+        return send(holder, KademliaWire.COMMIT, request, rpcTimeout).thenApply(StoreOutcome::of);
+    }
+
+    /** A conditional write sent to the key's coordinator: completes with whether it was applied. */
+    CompletableFuture<Boolean> write(Contact coordinator, String key, long expected, boolean remove, byte[] value,
+                                     long expiresAtMillis, long writeId) {
+        byte[] request = new KademliaWire.Out().contact(self).text(key).num(expected).flag(remove).blob(value)
+                .num(expiresAtMillis).num(writeId).bytes();
+        // The coordinator runs lookups of its own before answering, so it gets longer than one RPC.
+        return send(coordinator, KademliaWire.WRITE, request, rpcTimeout.multipliedBy(4))
+                .thenApply(b -> b.length == 1 && b[0] == 1);
+    }
+
+    /**
+     * §2.2 on every message: move {@code seen} to the tail of its bucket,
+     * insert it, or ping the head of a full bucket first and keep whichever
+     * of the two lives.
+     */
+    void observe(Contact seen) {
+        if (seen.id().equals(self.id()) || owner.closed()) {
+            return;
+        }
+        health.heardFrom(seen.id());
+        if (table.observe(seen, runtime.millis()) instanceof RoutingTable.Observation.BucketFull full) {
+            Contact head = full.leastRecentlySeen();
+            ping(head).whenCompleteAsync((answer, error) -> {
+                if (error == null) {
+                    table.observe(head, runtime.millis());
+                } else {
+                    table.replace(head, full.newcomer(), runtime.millis());
+                }
+            }, owner::run);
+        }
+    }
+
+    /** Pings {@code c}, which is believed alive: it is observed if it answers, and forgotten at once if not. */
+    void pingOrForget(Contact c) {
+        ping(c).whenCompleteAsync((answer, error) -> {
+            if (error != null) {
+                table.remove(c.id());
+                health.suspect(c, runtime.millis());
+            } else {
+                observe(c);
+            }
+        }, owner::run);
+    }
+
+    /** Pings a suspected contact: one that answers is back in the table at once. */
+    void probe(Contact suspect) {
+        ping(suspect).whenCompleteAsync((answer, error) -> {
+            if (error == null) {
+                observe(suspect);
+            }
+        }, owner::run);
+    }
+
+    private byte[] pingRequest() {
+        return new KademliaWire.Out().contact(self).bytes();
+    }
+
+    /**
+     * Sends a request and keeps the routing table honest: an answer counts
+     * as having seen the peer, silence (not a refusal) strikes it.
+     */
+    private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload, Duration timeout) {
+        OverlayTransport t = transport;
+        return t.request(peer.overlay(), type, payload, timeout).whenCompleteAsync((answer, error) -> {
+            if (error == null) {
+                observe(peer);
+            } else if (OwnerThread.unwrap(error) instanceof OverlayException o
+                    && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
+                if (health.strike(peer.id())) {
+                    table.remove(peer.id());
+                    health.suspect(peer, runtime.millis());
+                }
+            }
+        }, owner::run);
+    }
+}
