@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
@@ -69,6 +70,47 @@ public abstract class DhtContractTest {
 
     /** Starts {@code size} nodes of the backend, joined into one overlay. */
     protected abstract Cluster startCluster(int size) throws Exception;
+
+    /**
+     * A cluster whose expiry runs on {@code clock}, which {@link Cluster#elapse}
+     * moves at once; {@code stop} stops every node.
+     */
+    protected static Cluster onManualClock(List<? extends Dht> nodes, ManualClock clock, Runnable stop) {
+        return cluster(nodes, clock, clock::advance, stop);
+    }
+
+    /** A cluster on the real clock: {@link Cluster#elapse} waits for the time to pass. */
+    protected static Cluster onRealClock(List<? extends Dht> nodes, Clock clock, Runnable stop) {
+        return cluster(nodes, clock, d -> {
+            Instant until = clock.instant().plus(d);
+            Eventually.until(() -> clock.instant().isAfter(until), d.plusSeconds(5), d + " to pass on the clock");
+        }, stop);
+    }
+
+    private static Cluster cluster(List<? extends Dht> nodes, Clock clock, Consumer<Duration> elapse, Runnable stop) {
+        List<Dht> handles = List.copyOf(nodes);
+        return new Cluster() {
+            @Override
+            public List<Dht> nodes() {
+                return handles;
+            }
+
+            @Override
+            public Clock clock() {
+                return clock;
+            }
+
+            @Override
+            public void elapse(Duration d) {
+                elapse.accept(d);
+            }
+
+            @Override
+            public void close() {
+                stop.run();
+            }
+        };
+    }
 
     /** How many nodes the suite's cluster has; distributed backends need at least 3. */
     protected int clusterSize() {

@@ -1,11 +1,7 @@
 package org.p2psip.dht.chord;
 
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 
-import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtContractTest;
 import org.p2psip.core.dht.ManualClock;
 
@@ -26,27 +22,6 @@ class ChordDhtContractTest extends DhtContractTest {
     protected Cluster startCluster(int size) {
         ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         LoopbackRing ring = new LoopbackRing(2, clock).start(size);
-        List<Dht> nodes = List.copyOf(ring.nodes());
-        return new Cluster() {
-            @Override
-            public List<Dht> nodes() {
-                return nodes;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-
-            @Override
-            public void elapse(Duration d) {
-                clock.advance(d);
-            }
-
-            @Override
-            public void close() {
-                ring.close();
-            }
-        };
+        return onManualClock(ring.nodes(), clock, ring::close);
     }
 }

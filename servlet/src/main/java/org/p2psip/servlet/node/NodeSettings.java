@@ -38,15 +38,17 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
                            Optional<TlsListener> tls, Optional<HostPort> advertise) {
 
     /**
-     * Longer than the overlay backends retry an operation (chord's and
-     * kademlia's {@code operation-timeout-ms}, 10 s), so a node never answers
-     * 500 for a write the DHT then completes; well inside a UA's 32 s
-     * non-INVITE timeout (RFC 3261 Timer F), so the answer still reaches it.
-     * Five seconds turned a few seconds of start-up slowness (five JVMs
-     * compiling their hot code on two cores) into hundreds of failed
-     * REGISTERs.
+     * How long a node waits for the location service to settle one request:
+     * longer than a read and then a write may each be retried by the overlay
+     * backends (chord's and kademlia's {@code operation-timeout-ms}, 10 s
+     * each), so a node never answers 500 for a write the DHT then completes;
+     * inside a UA's 32 s non-INVITE timeout (RFC 3261 Timer F), so the
+     * answer still reaches it. Five seconds turned a few seconds of start-up
+     * slowness (five JVMs compiling their hot code on two cores) into
+     * hundreds of failed REGISTERs; twelve still failed one in a few
+     * thousand while a fresh kademlia node's read waited for enough peers.
      */
-    public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(12);
+    public static final Duration DEFAULT_DHT_TIMEOUT = Duration.ofSeconds(25);
     public static final int DEFAULT_SIP_THREADS = 8;
 
     public NodeSettings {

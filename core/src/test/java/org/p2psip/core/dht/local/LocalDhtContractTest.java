@@ -1,7 +1,5 @@
 package org.p2psip.core.dht.local;
 
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,26 +29,6 @@ class LocalDhtContractTest extends DhtContractTest {
         for (Peer peer : peers) {
             nodes.add(new LocalDht(store, peer, () -> { }));
         }
-        return new Cluster() {
-            @Override
-            public List<Dht> nodes() {
-                return nodes;
-            }
-
-            @Override
-            public Clock clock() {
-                return clock;
-            }
-
-            @Override
-            public void elapse(Duration d) {
-                clock.advance(d);
-            }
-
-            @Override
-            public void close() {
-                nodes.forEach(Dht::close);
-            }
-        };
+        return onManualClock(nodes, clock, () -> { });
     }
 }
