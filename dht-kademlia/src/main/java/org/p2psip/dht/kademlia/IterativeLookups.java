@@ -146,7 +146,7 @@ final class IterativeLookups {
      * (monotonic nanoseconds). Must be called on the owner thread.
      */
     CompletableFuture<LookupResult> read(String key, long deadline) {
-        return lookup(space.idOf(key), Optional.of(key), options.k()).thenCompose(r -> owner.call(() -> {
+        return lookup(space.idOf(key), Optional.of(key), keyWidth()).thenCompose(r -> owner.call(() -> {
             if (r.answered() >= othersNeeded()) {
                 // A read usually precedes a conditional write: remember who the coordinator is.
                 recentClosest.put(key, new Recent(r.closest(), runtime.millis()));
@@ -185,13 +185,17 @@ final class IterativeLookups {
     }
 
     /**
-     * How many of the closest live nodes placement, republish and a
-     * writer's search for the coordinator must hear from: twice the replica
-     * count (capped by k), enough to find the closest live node after
-     * {@code replicas} − 1 crashes. Reads of values (FIND_VALUE, by readers
-     * and by the coordinator before a write) and routing lookups use the
-     * paper's full k: a copy stored while views were still incomplete may
-     * sit beyond the 2·replicas closest until the next republish moves it.
+     * How many of the closest live nodes a key's lookups must hear from —
+     * placement, republish, a writer's search for the coordinator, and reads
+     * of values (FIND_VALUE, by readers and by the coordinator before a
+     * write): twice the replica count (capped by k), enough to find the
+     * closest live node, and a holder of every acknowledged write, after
+     * {@code replicas} − 1 crashes. A coordinator acknowledges a write only
+     * once the {@code replicas} closest nodes it found hold it and it heard
+     * from enough of the overlay ({@link #othersNeeded}), so its copies sit
+     * among the 2·replicas closest. Routing lookups use the paper's full k.
+     * Reading the full k as well cost every REGISTER about thirty messages on
+     * a sixteen-node overlay, which saturated the node that carried them.
      */
     int keyWidth() {
         return Math.min(options.k(), Math.max(options.alpha(), 2 * replicas));

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.p2psip.core.overlay.OverlayRuntime;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves the Kademlia messages peers send: decodes each request, observes
@@ -20,6 +22,8 @@ import org.p2psip.core.overlay.OverlayRuntime;
  * {@link ReplicaStore}'s.
  */
 final class KademliaServer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KademliaServer.class);
 
     private final IdSpace space;
     private final Contact self;
@@ -139,6 +143,8 @@ final class KademliaServer {
                 return false;
             }
             if (!health.isSuspected(c.id(), now)) {
+                LOG.debug("refusing coordinator {} for {}: {} is closer", sender.overlay(), keyId.toString(16),
+                        c.overlay());
                 client.pingOrForget(c);
                 return true;
             }

@@ -167,8 +167,9 @@ final class WriteCoordinator {
             holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
             return decide(key, expected, remove, value, expiresAtMillis, writeId, mine.get(), holders);
         }
-        return lookups.lookup(keyId, Optional.of(key), options.k()).thenCompose(r -> owner.call(() -> {
+        return lookups.lookup(keyId, Optional.of(key), lookups.keyWidth()).thenCompose(r -> owner.call(() -> {
             if (!r.closest().get(0).id().equals(self.id())) {
+                LOG.debug("not coordinating {}: {} is closer", key, r.closest().get(0).overlay());
                 return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
             }
             if (r.answered() < lookups.othersNeeded()) {
