@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -35,14 +37,21 @@ final class OverlayNodes implements AutoCloseable {
 
     private final String dht;
     private final int replicas;
+    private final Optional<String> domain;
     private final String secret = "overlay-test-" + UUID.randomUUID();
     private final List<Member> members = new ArrayList<>();
     /** Every node started, including those since stopped or killed, for the output of a failed test. */
     private final List<Member> started = new ArrayList<>();
 
     OverlayNodes(String dht, int replicas) {
+        this(dht, replicas, Optional.empty());
+    }
+
+    /** Nodes that all serve {@code domain} as their default domain, so an AOR there is one on every node. */
+    OverlayNodes(String dht, int replicas, Optional<String> domain) {
         this.dht = dht;
         this.replicas = replicas;
+        this.domain = domain;
     }
 
     /** Starts a seed and {@code count - 1} members joining through it, and waits until every one listens. */
@@ -70,6 +79,7 @@ final class OverlayNodes implements AutoCloseable {
         if (seed != null) {
             args.addAll(List.of("--bootstrap", seed.overlayAddress()));
         }
+        domain.ifPresent(d -> args.addAll(List.of("--domain", d)));
         Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay);
         members.add(m);
         started.add(m);
@@ -88,6 +98,36 @@ final class OverlayNodes implements AutoCloseable {
             v.process().kill();
         }
         members.removeAll(victims);
+    }
+
+    /**
+     * A SIPp injection file of {@code count} AORs {@code PREFIX0 ..} in
+     * {@code domain}, all with contact 127.0.0.1:5999, for
+     * {@code sipp/register-domain.xml} and {@code sipp/fetch-domain.xml}.
+     */
+    static Path domainAors(Path dir, String prefix, int count, String domain) throws IOException {
+        Path csv = dir.resolve(prefix + "-aors.csv");
+        List<String> rows = new ArrayList<>(List.of("SEQUENTIAL"));
+        for (int i = 0; i < count; i++) {
+            rows.add(prefix + i + ";127.0.0.1:5999;" + domain);
+        }
+        Files.write(csv, rows, StandardCharsets.ISO_8859_1);
+        return csv;
+    }
+
+    /**
+     * One SIPp pass of {@code scenario} over every row of {@code csv} at
+     * {@code rate} per second to node {@code to}, as written: one request
+     * per AOR and SIPp's own retransmissions, nothing asked again. Errors go
+     * to {@code NAME.log} in {@code dir}.
+     */
+    static Sipp.Result sippOnce(Path dir, Path csv, String scenario, Member to, String name, int count, int rate)
+            throws Exception {
+        return Sipp.run(dir, Duration.ofSeconds(120),
+                "-sf", Path.of("sipp", scenario).toAbsolutePath().toString(), "-inf", csv.toString(),
+                "-key", "regcseq", "1", "-m", Integer.toString(count), "-r", Integer.toString(rate),
+                "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
+                "-trace_err", "-error_file", dir.resolve(name + ".log").toString(), "127.0.0.1:" + to.sip());
     }
 
     /** {@code count} AORs {@code r0, r1, ...}, each with a contact of its own. */
