@@ -82,15 +82,28 @@ final class IterativeLookups {
      * the owner thread.
      */
     CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key, int width) {
+        return lookup(target, key, width, false);
+    }
+
+    /**
+     * As {@link #lookup(BigInteger, Optional, int)}; with {@code askSuspects}
+     * the contacts that peers name are asked even if this node suspects them.
+     * A writer does so after a coordinator said it knows a closer node: that
+     * node answers the coordinator, so this node's suspicion of it is stale,
+     * and leaving it out would send the writer back to the same coordinator
+     * until the suspicion runs out.
+     */
+    CompletableFuture<LookupResult> lookup(BigInteger target, Optional<String> key, int width, boolean askSuspects) {
         NodeLookup lookup = new NodeLookup(space, self.id(), target, width, options.alpha(),
                 table.closest(target, options.k()));
         table.touch(space.bucketIndex(self.id(), target), runtime.millis());
         CompletableFuture<LookupResult> done = new CompletableFuture<>();
-        pump(lookup, key, done);
+        pump(lookup, key, askSuspects, done);
         return done;
     }
 
-    private void pump(NodeLookup lookup, Optional<String> key, CompletableFuture<LookupResult> done) {
+    private void pump(NodeLookup lookup, Optional<String> key, boolean askSuspects,
+                      CompletableFuture<LookupResult> done) {
         if (done.isDone()) {
             return;
         }
@@ -109,10 +122,12 @@ final class IterativeLookups {
                     // Peers that have not noticed a crash yet keep naming the dead node; asking it again
                     // would cost every lookup a full timeout until all of them have learnt.
                     long now = runtime.millis();
-                    closer.removeIf(c -> health.isSuspected(c.id(), now));
+                    if (!askSuspects) {
+                        closer.removeIf(c -> health.isSuspected(c.id(), now));
+                    }
                     lookup.onAnswer(peer, closer, answer.value());
                 }
-                pump(lookup, key, done);
+                pump(lookup, key, askSuspects, done);
             }, owner::run);
         }
         if (lookup.isDone()) {

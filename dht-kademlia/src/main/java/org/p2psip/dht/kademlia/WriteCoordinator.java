@@ -117,7 +117,7 @@ final class WriteCoordinator {
         CompletableFuture<LookupResult> where = recent.isPresent()
                 ? CompletableFuture.completedFuture(new LookupResult(recent.get(), Optional.empty(), 0,
                         recent.get().size() - 1))
-                : lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth());
+                : lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth(), notCoordinator(last));
         return where.thenCompose(r -> owner.call(() -> {
             Contact coordinator = r.closest().get(0);
             CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
@@ -135,6 +135,11 @@ final class WriteCoordinator {
                                 cause)));
             }));
         }));
+    }
+
+    /** Whether a write attempt failed because its coordinator, or one of its holders, knows a closer node. */
+    private static boolean notCoordinator(Throwable last) {
+        return last != null && KademliaWire.NOT_COORDINATOR.equals(last.getMessage());
     }
 
     /** The coordinator's side of a conditional write: serialised per key on the owner thread. */
