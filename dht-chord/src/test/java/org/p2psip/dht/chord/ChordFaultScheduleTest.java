@@ -2,7 +2,6 @@ package org.p2psip.dht.chord;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayRuntime;
-import org.p2psip.core.overlay.simulated.FaultSchedule;
 import org.p2psip.core.overlay.simulated.FaultScheduleRun;
 import org.p2psip.core.overlay.simulated.SimulatedBackend;
 import org.p2psip.core.overlay.simulated.SimulatedOverlayNetwork;
@@ -52,21 +50,8 @@ class ChordFaultScheduleTest {
 
     @Test
     void noAcknowledgedWriteIsLostUnderSeededFaults() {
-        int seeds = Integer.getInteger("faults.seeds", 300);
-        long first = Long.getLong("faults.seed", 1);
-        int maxNodes = Integer.getInteger("faults.max-nodes", 16);
-        int faults = Integer.getInteger("faults.count", 3);
-        List<FaultScheduleRun.Outcome> broken = new ArrayList<>();
-        for (long seed = first; seed < first + seeds; seed++) {
-            FaultScheduleRun.Outcome outcome = FaultScheduleRun.run(FaultSchedule.draw(seed, 8, maxNodes, faults), CHORD, 3);
-            if (Boolean.getBoolean("faults.verbose") || !outcome.held()) {
-                System.out.println(outcome);
-            }
-            if (!outcome.held()) {
-                broken.add(outcome);
-            }
-        }
-        assertTrue(broken.isEmpty(), broken.size() + " of " + seeds + " schedules lost acknowledged writes; first: "
+        List<FaultScheduleRun.Outcome> broken = FaultScheduleRun.runSeeds(CHORD, 3);
+        assertTrue(broken.isEmpty(), broken.size() + " schedules lost acknowledged writes; first: "
                 + (broken.isEmpty() ? "" : broken.get(0)));
     }
 }

@@ -1,5 +1,6 @@
 package org.p2psip.core.overlay.simulated;
 
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -108,6 +109,32 @@ public final class FaultScheduleRun {
         network.loss(schedule.loss());
     }
 
+    /**
+     * Runs the seeds the system properties name on {@code backend} and
+     * returns the outcomes that did not hold, each printed as it ends:
+     * {@code faults.seeds} (300) seeds from {@code faults.seed} (1), of 8 to
+     * {@code faults.max-nodes} (16) nodes and {@code faults.count} (3)
+     * faults; {@code faults.verbose=true} prints every outcome.
+     */
+    public static List<Outcome> runSeeds(SimulatedBackend backend, int replicas) {
+        int seeds = Integer.getInteger("faults.seeds", 300);
+        long first = Long.getLong("faults.seed", 1);
+        int maxNodes = Integer.getInteger("faults.max-nodes", 16);
+        int faults = Integer.getInteger("faults.count", 3);
+        boolean verbose = Boolean.getBoolean("faults.verbose");
+        List<Outcome> broken = new ArrayList<>();
+        for (long seed = first; seed < first + seeds; seed++) {
+            Outcome outcome = run(FaultSchedule.draw(seed, 8, maxNodes, faults), backend, replicas);
+            if (verbose || !outcome.held()) {
+                System.out.println(outcome);
+            }
+            if (!outcome.held()) {
+                broken.add(outcome);
+            }
+        }
+        return broken;
+    }
+
     /** Runs {@code schedule} on {@code backend} with {@code replicas} copies per key. */
     public static Outcome run(FaultSchedule schedule, SimulatedBackend backend, int replicas) {
         FaultScheduleRun run = new FaultScheduleRun(schedule, backend, replicas);
@@ -197,7 +224,7 @@ public final class FaultScheduleRun {
     }
 
     private List<Member> liveById() {
-        return live().stream().sorted(Comparator.comparing(m -> new java.math.BigInteger(m.id(), 16))).toList();
+        return live().stream().sorted(Comparator.comparing(m -> new BigInteger(m.id(), 16))).toList();
     }
 
     private void apply(FaultSchedule.Fault fault) {
