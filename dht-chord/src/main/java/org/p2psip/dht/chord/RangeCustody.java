@@ -37,7 +37,14 @@ import java.util.Optional;
  *   <li>A node that does not know its predecessor serves nothing (unless it
  *       is alone): it cannot tell which keys are its own. A node whose every
  *       successor stopped answering is cut off, not alone: it serves nothing
- *       while it tries to rejoin, for {@value #FETCH_PATIENCE} rounds.</li>
+ *       while it tries to rejoin. Only a node whose ring was itself and one
+ *       other gives up after {@value #FETCH_PATIENCE} rounds and serves
+ *       alone: it cannot tell a crash of that one from a partition, and a
+ *       two-node ring would otherwise stop at its first crash. A node that
+ *       knew two or more others keeps refusing, since all of them failing
+ *       at once is more than the r - 1 adjacent failures replication
+ *       survives, while a partition cutting it off is common — and a write
+ *       it acknowledged alone would be lost when the partition heals.</li>
  * </ul>
  */
 final class RangeCustody {
@@ -107,10 +114,13 @@ final class RangeCustody {
 
     // ---- events ------------------------------------------------------------------------------
 
-    /** A maintenance round begins: a cut-off node that has waited long enough serves alone. */
+    /**
+     * A maintenance round begins: a cut-off node that knew only one other
+     * member and has waited long enough serves alone.
+     */
     List<CustodyAction> roundStarted() {
         rounds++;
-        if (cutOff && ++cutOffRounds >= FETCH_PATIENCE) {
+        if (cutOff && lastPeers.size() < 2 && ++cutOffRounds >= FETCH_PATIENCE) {
             cutOff = false;
             heldAll = true;
             return List.of(new CustodyAction.GaveUpOnRing(cutOffRounds));
@@ -313,7 +323,9 @@ final class RangeCustody {
      */
     boolean serves(BigInteger id) {
         if (onItsOwn()) {
-            return !cutOff;
+            // Alone only once catch-up has seen it so: a ring state that lost its last successor a moment
+            // ago, before the custody heard of it, is cut off until shown otherwise.
+            return alone && !cutOff;
         }
         return servingOwnRange() && ring.owns(id);
     }

@@ -275,6 +275,8 @@ public final class RingMaintenance {
                     dead.add(at);
                     if (RingMaintenance.this.dead(at, error)) {
                         state.forget(at);
+                        // It may have been a neighbour: what this node serves and replicates to follows.
+                        changed();
                     }
                     return detour(unwrap(error));
                 }

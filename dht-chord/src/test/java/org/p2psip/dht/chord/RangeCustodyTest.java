@@ -277,6 +277,39 @@ class RangeCustodyTest {
     }
 
     @Test
+    void aRingStateThatLostItsLastSuccessorBeforeTheCustodyHeardServesNothing() {
+        RingState ring = new RingState(SPACE, node(40), 3);
+        ring.join(node(20), List.of(node(40)));
+        ring.rectify(node(20), true);
+        RangeCustody custody = serving(ring);
+        ring.forget(node(20));
+
+        assertFalse(custody.serves(id(30)), "a lookup found its neighbour dead; nobody said it is alone");
+        assertFalse(custody.serves(id(10)));
+        assertEquals(List.of(), custody.replicaTargets());
+    }
+
+    @Test
+    void aNodeCutOffFromTwoOrMoreOthersNeverServesAloneButKeepsRejoining() {
+        RingState ring = new RingState(SPACE, node(40), 3);
+        ring.join(node(50), List.of(node(20), node(40)));
+        ring.rectify(node(20), true);
+        RangeCustody custody = serving(ring);
+        ring.forget(node(50));
+        ring.forget(node(20));
+
+        assertEquals(List.of(new CustodyAction.CutOff()), custody.ringChanged());
+        for (int round = 1; round <= 10 * RangeCustody.FETCH_PATIENCE; round++) {
+            assertEquals(List.of(), custody.roundStarted(), "round " + round);
+            assertEquals(List.of(), custody.roundEnded(), "round " + round);
+        }
+        assertFalse(custody.serves(id(30)), "a partition, not the end of the ring");
+        assertFalse(custody.serves(id(35)));
+        assertTrue(custody.shouldRejoin(false));
+        assertEquals(List.of(node(50), node(20)), custody.formerSuccessors());
+    }
+
+    @Test
     void theLastOtherMemberLeavingGracefullyLeavesTheNodeAloneNotCutOff() {
         RingState ring = new RingState(SPACE, node(40), 3);
         ring.join(node(20), List.of(node(40)));

@@ -13,6 +13,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.slf4j.MDC;
+
 /**
  * One simulated node's owner thread on a {@link VirtualTime} loop. Like a
  * single-thread scheduled executor it runs its tasks one at a time in order;
@@ -72,7 +74,15 @@ public final class VirtualExecutor extends AbstractExecutorService implements Sc
             time.at(pausedUntil - time.nanos(), () -> runWhenAwake(task));
             return;
         }
-        task.run();
+        // Log lines name the node and the virtual time they happened at, so a seed's trace reads in order.
+        MDC.put("node", name);
+        MDC.put("vt", String.format("%9.3f", time.nanos() / 1e9));
+        try {
+            task.run();
+        } finally {
+            MDC.remove("node");
+            MDC.remove("vt");
+        }
     }
 
     @Override
