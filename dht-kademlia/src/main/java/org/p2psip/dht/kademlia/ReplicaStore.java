@@ -1,10 +1,13 @@
 package org.p2psip.dht.kademlia;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The values this node holds as one of their keys' replicas, and the
@@ -49,8 +52,12 @@ final class ReplicaStore {
     private final Map<String, Entry> store = new HashMap<>();
     /** Coordinated writes prepared here and not yet committed or dropped, by key. */
     private final Map<String, Prepared> prepared = new HashMap<>();
+    /** The latest version of a key this node wrote as coordinator, and the other nodes it stored it at. */
+    private record Coordinated(long version, Set<BigInteger> holders) {
+    }
+
     /** Keys whose latest version this node wrote as coordinator (dropped when a peer stores a version). */
-    private final Map<String, Long> coordinated = new HashMap<>();
+    private final Map<String, Coordinated> coordinated = new HashMap<>();
 
     /** @param preparedHoldMillis how long a prepared write waits for its commit */
     ReplicaStore(long preparedHoldMillis) {
@@ -162,16 +169,24 @@ final class ReplicaStore {
         return due;
     }
 
-    /** The copy of {@code key} held here if this node wrote that very version as coordinator. */
-    Optional<StoredValue> coordinatedHere(String key) {
-        Long mine = coordinated.get(key);
+    /**
+     * The copy of {@code key} held here if this node wrote that very version
+     * as coordinator, at the same other {@code holders} it would write to
+     * now. A node that has lost sight of some of them (a partition) may have
+     * been taken for dead meanwhile, and another coordinator may have written
+     * newer versions to them: its own copy then proves nothing.
+     */
+    Optional<StoredValue> coordinatedHere(String key, Collection<BigInteger> holders) {
+        Coordinated mine = coordinated.get(key);
         Entry held = store.get(key);
-        return mine != null && held != null && held.value().version() == mine
+        return mine != null && held != null && held.value().version() == mine.version()
+                && mine.holders().equals(Set.copyOf(holders))
                 ? Optional.of(held.value()) : Optional.empty();
     }
 
-    void markCoordinated(String key, long version) {
-        coordinated.put(key, version);
+    /** This node coordinated {@code version} of {@code key}, stored at itself and the other {@code holders}. */
+    void markCoordinated(String key, long version, Collection<BigInteger> holders) {
+        coordinated.put(key, new Coordinated(version, Set.copyOf(holders)));
     }
 
     void forgetCoordinated(String key) {

@@ -157,19 +157,21 @@ final class WriteCoordinator {
     private CompletableFuture<Boolean> coordinateNow(String key, long expected, boolean remove, byte[] value,
                                                      long expiresAtMillis, long writeId) {
         BigInteger keyId = space.idOf(key);
-        Optional<StoredValue> mine = store.coordinatedHere(key);
         List<Contact> known = table.closest(keyId, replicas);
+        List<Contact> others = known.subList(0, Math.min(replicas - 1, known.size()));
+        Optional<StoredValue> mine = store.coordinatedHere(key, ids(others));
         boolean stillClosest = known.isEmpty()
                 || space.distance(self.id(), keyId).compareTo(space.distance(known.get(0).id(), keyId)) < 0;
         // Only when the write would succeed: a mismatch takes the full read below, so a copy this node
         // believes current but which a coordinator it did not hear of has since overtaken cannot refuse
         // writers forever.
         if (mine.isPresent() && stillClosest && mine.get().liveAt(clock.millis()) && mine.get().version() == expected) {
-            // This node wrote the latest version itself and nobody closer has appeared since, so its own
-            // copy is current: the compare needs no network read. Replicas still refuse anything older.
+            // This node wrote the latest version itself, nobody closer has appeared since and the holders it
+            // wrote to are still the ones it would choose, so its own copy is current: the compare needs no
+            // network read. Replicas still refuse anything older.
             List<Contact> holders = new ArrayList<>();
             holders.add(self);
-            holders.addAll(known.subList(0, Math.min(replicas - 1, known.size())));
+            holders.addAll(others);
             return decide(key, expected, remove, value, expiresAtMillis, writeId, mine.get(), holders);
         }
         return lookups.lookup(keyId, Optional.of(key), lookups.keyWidth()).thenCompose(r -> owner.call(() -> {
@@ -212,11 +214,16 @@ final class WriteCoordinator {
                 : new StoredValue(value, version, expiresAtMillis, false, writeId);
         return storeAt(key, stored, current == null ? Dht.ABSENT : current.version(), holders).whenComplete((ok, e) -> {
             if (e == null && ok) {
-                store.markCoordinated(key, version);
+                store.markCoordinated(key, version,
+                        ids(holders.stream().filter(h -> !h.id().equals(self.id())).toList()));
             } else {
                 store.forgetCoordinated(key);
             }
         });
+    }
+
+    private static List<BigInteger> ids(List<Contact> contacts) {
+        return contacts.stream().map(Contact::id).toList();
     }
 
     /**

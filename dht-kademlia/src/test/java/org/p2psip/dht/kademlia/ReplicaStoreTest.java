@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -20,6 +21,7 @@ class ReplicaStoreTest {
     private static final long HOLD_MILLIS = 4_000;
     private static final long EXPIRES = 3_600_000;
     private static final long T0 = ms(10_000);
+    private static final List<BigInteger> HOLDERS = List.of(BigInteger.valueOf(11), BigInteger.valueOf(12));
 
     private final ReplicaStore store = new ReplicaStore(HOLD_MILLIS);
 
@@ -189,31 +191,42 @@ class ReplicaStoreTest {
     @Test
     void aPeerStoringAnotherVersionEndsThisNodesClaimToTheLatest() {
         store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
-        store.markCoordinated("k", 5);
-        assertEquals(5, store.coordinatedHere("k").orElseThrow().version());
+        store.markCoordinated("k", 5, HOLDERS);
+        assertEquals(5, store.coordinatedHere("k", HOLDERS).orElseThrow().version());
         repair(value(5, 1), T0);
-        assertTrue(store.coordinatedHere("k").isPresent(), "the same write republished by a peer");
+        assertTrue(store.coordinatedHere("k", HOLDERS).isPresent(), "the same write republished by a peer");
         repair(value(7, 2), T0);
-        assertTrue(store.coordinatedHere("k").isEmpty());
+        assertTrue(store.coordinatedHere("k", HOLDERS).isEmpty());
+    }
+
+    @Test
+    void aClaimMadeAtOtherHoldersIsNone() {
+        store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
+        store.markCoordinated("k", 5, HOLDERS);
+        assertTrue(store.coordinatedHere("k", List.of(BigInteger.valueOf(12), BigInteger.valueOf(11))).isPresent(),
+                "the same holders, in any order");
+        assertTrue(store.coordinatedHere("k", List.of(BigInteger.valueOf(11), BigInteger.valueOf(13))).isEmpty(),
+                "a holder this node no longer sees may have taken a newer write from another coordinator");
+        assertTrue(store.coordinatedHere("k", List.of(BigInteger.valueOf(11))).isEmpty());
     }
 
     @Test
     void aClaimToAVersionNoLongerHeldIsNone() {
         store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
-        store.markCoordinated("k", 4);
-        assertTrue(store.coordinatedHere("k").isEmpty());
-        store.markCoordinated("k", 5);
+        store.markCoordinated("k", 4, HOLDERS);
+        assertTrue(store.coordinatedHere("k", HOLDERS).isEmpty());
+        store.markCoordinated("k", 5, HOLDERS);
         store.forgetCoordinated("k");
-        assertTrue(store.coordinatedHere("k").isEmpty());
+        assertTrue(store.coordinatedHere("k", HOLDERS).isEmpty());
     }
 
     @Test
     void aPurgedEntryTakesThisNodesClaimWithIt() {
         store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
-        store.markCoordinated("k", 5);
+        store.markCoordinated("k", 5, HOLDERS);
         store.purgeExpired(EXPIRES + ReplicaStore.EXPIRED_GRACE_MILLIS + 1);
         store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
-        assertTrue(store.coordinatedHere("k").isEmpty());
+        assertTrue(store.coordinatedHere("k", HOLDERS).isEmpty());
     }
 
     @Test
