@@ -11,6 +11,8 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayException;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One typed method per Kademlia message, over the authenticated overlay
@@ -26,6 +28,8 @@ import org.p2psip.core.overlay.OverlayTransport;
  * and each caller decides what an answer or silence means.
  */
 final class KademliaClient {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KademliaClient.class);
 
     /** A FIND_NODE or FIND_VALUE answer: the peer's closest contacts to the target, and for FIND_VALUE its copy. */
     record Closer(List<Contact> contacts, Optional<StoredValue> value) {
@@ -150,6 +154,7 @@ final class KademliaClient {
     void probe(Contact suspect) {
         ping(suspect).whenCompleteAsync((answer, error) -> {
             if (error == null) {
+                LOG.debug("{} answered a probe: back in the routing table", suspect.overlay());
                 observe(suspect);
             }
         }, owner::run);
@@ -173,6 +178,8 @@ final class KademliaClient {
                 if (health.strike(peer.id())) {
                     table.remove(peer.id());
                     health.suspect(peer, runtime.millis());
+                    LOG.debug("{} written off after {} silent requests in a row (last: type {}, {})", peer.overlay(),
+                            ContactHealth.STRIKES, type, OwnerThread.unwrap(error).getMessage());
                 }
             }
         }, owner::run);
