@@ -59,6 +59,8 @@ import picocli.CommandLine.Spec;
  * others bootstrap from it. Nodes run as separate JVMs with this process's
  * java binary, class path and JVM flags, so killing one is a real node
  * failure. Ctrl-C or SIGTERM stops the balancer and SIGTERMs every node.
+ * With {@code --metrics-base} node {@code i} also serves Prometheus metrics
+ * on that port + i - 1 of its host.
  *
  * <p>With {@code --netns} every node runs on a host of its own, a network
  * namespace with its own address on a bridge ({@link NamespaceHosts}), and
@@ -163,6 +165,13 @@ final class ClusterCommand implements Callable<Integer> {
                     + "the endpoints off. Default: ${DEFAULT-VALUE}.")
     int adminBase = 8001;
 
+    @Option(names = "--metrics-base", paramLabel = "PORT",
+            description = "Prometheus metrics port of the first node on its host (node i gets --metrics HOST:PORT+i-1, "
+                    + "served at /metrics): the DHT-operation latency histogram "
+                    + "p2psip_dht_operation_duration_seconds{operation,outcome} and p2psip_dht_stored_entries. "
+                    + "0 turns the endpoints off. Default: ${DEFAULT-VALUE}.")
+    int metricsBase = 0;
+
     @Mixin
     ProtectionOptions protection = new ProtectionOptions();
 
@@ -189,7 +198,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** One node process and what it printed. */
     private record Child(int number, HostPort sip, Optional<HostPort> overlay, Optional<HostPort> admin,
-                         Process process, List<String> output, CompletableFuture<Void> ready) {
+                         Optional<HostPort> metrics, Process process, List<String> output,
+                         CompletableFuture<Void> ready) {
     }
 
     private final List<Child> children = new CopyOnWriteArrayList<>();
@@ -226,6 +236,7 @@ final class ClusterCommand implements Callable<Integer> {
                 nodeAddresses.add(c.sip());
                 out.println("p2psip cluster: node " + c.number() + " pid " + c.process().pid() + " sip:" + c.sip()
                         + c.overlay().map(o -> " overlay:" + o).orElse("") + c.admin().map(a -> " admin:" + a).orElse("")
+                        + c.metrics().map(m -> " metrics:" + m).orElse("")
                         + " dht=" + dht + " replicas=" + replicas());
             }
             balancer = SipBalancer.start(lbSettings);
@@ -307,6 +318,10 @@ final class ClusterCommand implements Callable<Integer> {
         }
         if (adminBase != 0 && (adminBase < 1 || adminBase + nodeCount - 1 > 65535)) {
             throw new ParameterException(spec.commandLine(), "--admin-base must leave " + nodeCount
+                    + " ports within 1..65535, or be 0");
+        }
+        if (metricsBase != 0 && (metricsBase < 1 || metricsBase + nodeCount - 1 > 65535)) {
+            throw new ParameterException(spec.commandLine(), "--metrics-base must leave " + nodeCount
                     + " ports within 1..65535, or be 0");
         }
         try {
@@ -392,6 +407,12 @@ final class ClusterCommand implements Callable<Integer> {
         return adminBase == 0 ? Optional.empty() : Optional.of(new HostPort(nodeHost(number), adminBase + number - 1));
     }
 
+    /** Node {@code number}'s (1-based) metrics endpoint: {@code --metrics-base} + number - 1 on its host. */
+    Optional<HostPort> nodeMetrics(int number) {
+        return metricsBase == 0 ? Optional.empty()
+                : Optional.of(new HostPort(nodeHost(number), metricsBase + number - 1));
+    }
+
     /**
      * Every node learns the balancer's and the other nodes' addresses as
      * aliases of the default domain, and names the balancer in Record-Route.
@@ -441,6 +462,8 @@ final class ClusterCommand implements Callable<Integer> {
         }
         Optional<HostPort> admin = nodeAdmin(number);
         admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
+        Optional<HostPort> metrics = nodeMetrics(number);
+        metrics.ifPresent(m -> command.addAll(List.of("--metrics", m.toString())));
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),
@@ -455,7 +478,7 @@ final class ClusterCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new StartFailure("cannot start node " + number + ": " + e.getMessage());
         }
-        Child child = new Child(number, nodeSip, overlay, admin, p, new CopyOnWriteArrayList<>(),
+        Child child = new Child(number, nodeSip, overlay, admin, metrics, p, new CopyOnWriteArrayList<>(),
                 new CompletableFuture<>());
         children.add(child);
         Thread pump = new Thread(() -> pump(child), "p2psip-cluster-node-" + number);

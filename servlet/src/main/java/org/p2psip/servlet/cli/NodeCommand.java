@@ -149,6 +149,15 @@ final class NodeCommand implements Callable<Integer> {
                     + "authenticated with the cluster secret. Default: none.")
     HostPort admin;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (text format 0.0.4): "
+                    + "the histogram p2psip_dht_operation_duration_seconds, the time from each DHT call to its "
+                    + "completion, labelled operation (get, put, remove, placement) and outcome (ok; conflict, "
+                    + "a conditional write that lost its compare-and-set; error), and the gauge "
+                    + "p2psip_dht_stored_entries. Unauthenticated: bind it where only your monitoring can reach "
+                    + "it. Default: off.")
+    HostPort metrics;
+
     @Option(names = "--dht-option", paramLabel = "KEY=VALUE",
             description = "A backend-specific setting, repeatable; e.g. start-timeout-seconds=15 or any "
                     + "hazelcast.* property for the hazelcast backend.")
@@ -199,10 +208,11 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}", node.sipAddress(),
+        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}{}", node.sipAddress(),
                 advertise == null ? "" : " bound to " + sip,
                 node.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), node.dhtName(),
-                node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""));
+                node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""),
+                node.metricsAddress().map(a -> " metrics=http://" + a + "/metrics").orElse(""));
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -256,7 +266,7 @@ final class NodeCommand implements Callable<Integer> {
         secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
-                protection(), tls(), Optional.ofNullable(advertise));
+                protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics));
     }
 
     private TrustSettings trust(Optional<String> secret) {

@@ -36,10 +36,13 @@ import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.metrics.DhtLatencies;
+import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminServer;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
+import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.proxy.Proxy;
 import org.p2psip.servlet.proxy.ProxyTrust;
 import org.p2psip.servlet.proxy.RecordRoutes;
@@ -66,6 +69,9 @@ import gov.nist.javax.sip.message.MessageFactoryImpl;
  * a location service stored in the chosen DHT. The node itself keeps no
  * registration state.
  *
+ * <p>Every DHT operation is timed ({@link TimedDht}) into the node's
+ * {@link #dhtLatencies()}, which {@code --metrics} serves to Prometheus.
+ *
  * <p>{@link #start} returns once the node answers requests; {@link #close}
  * stops the stack and leaves the DHT. Several nodes can run in one JVM.
  */
@@ -88,12 +94,14 @@ public final class FrontNode implements AutoCloseable {
     private final CredentialStore credentials;
     private final Proxy proxy;
     private final Optional<AdminServer> admin;
+    private final DhtLatencies latencies;
+    private final Optional<MetricsServer> metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
                       LocationService locations, EdgeGuards guards, String stackName,
                       ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
-                      Optional<AdminServer> admin) {
+                      Optional<AdminServer> admin, DhtLatencies latencies, Optional<MetricsServer> metrics) {
         this.sipAddress = sipAddress;
         this.dhtName = dhtName;
         this.stack = stack;
@@ -107,6 +115,8 @@ public final class FrontNode implements AutoCloseable {
         this.credentials = credentials;
         this.proxy = proxy;
         this.admin = admin;
+        this.latencies = latencies;
+        this.metrics = metrics;
     }
 
     /**
@@ -139,7 +149,9 @@ public final class FrontNode implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new NodeStartException(e.getMessage());
         }
-        Dht dht = startDht(backend, settings, bound);
+        DhtLatencies latencies = new DhtLatencies();
+        // Always timed: per operation two clock reads, a future and two striped additions, against a round trip.
+        Dht dht = new TimedDht(startDht(backend, settings, bound), latencies, System::nanoTime);
 
         String stackName = StackProperties.uniqueStackName(self);
         EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
@@ -147,7 +159,12 @@ public final class FrontNode implements AutoCloseable {
         ExecutorService completions = completionPool();
         SipStackImpl stack = null;
         AdminServer admin = null;
+        MetricsServer metrics = null;
         try {
+            if (settings.metrics().isPresent()) {
+                // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
+                metrics = startMetrics(settings.metrics().get(), latencies, dht);
+            }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
                     settings.tls().isPresent()));
@@ -188,12 +205,13 @@ public final class FrontNode implements AutoCloseable {
             }
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
-                    stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin));
+                    stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin), latencies,
+                    Optional.ofNullable(metrics));
         } catch (NodeStartException e) {
-            stopPartial(stack, admin, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, dht, completions, stackName);
             throw e;
         } catch (Exception e) {
-            stopPartial(stack, admin, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
     }
@@ -241,10 +259,22 @@ public final class FrontNode implements AutoCloseable {
         }
     }
 
-    private static void stopPartial(SipStackImpl stack, AdminServer admin, Dht dht, ExecutorService completions,
-                                    String stackName) {
+    private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht)
+            throws NodeStartException {
+        try {
+            return MetricsServer.start(address, latencies, dht::storedEntries);
+        } catch (IOException e) {
+            throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
+        }
+    }
+
+    private static void stopPartial(SipStackImpl stack, AdminServer admin, MetricsServer metrics, Dht dht,
+                                    ExecutorService completions, String stackName) {
         if (admin != null) {
             admin.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         if (stack != null) {
             stack.stop();
@@ -295,6 +325,16 @@ public final class FrontNode implements AutoCloseable {
         return admin.map(AdminServer::address);
     }
 
+    /** Where the metrics endpoint listens, if it runs. */
+    public Optional<HostPort> metricsAddress() {
+        return metrics.map(MetricsServer::address);
+    }
+
+    /** How long this node's DHT operations took, by operation and outcome. */
+    public DhtLatencies dhtLatencies() {
+        return latencies;
+    }
+
     /** The node's defences and their counters: bans, 503s for overload, refused and closed connections. */
     public EdgeGuards edgeGuards() {
         return guards;
@@ -333,6 +373,7 @@ public final class FrontNode implements AutoCloseable {
             }
         } finally {
             admin.ifPresent(AdminServer::close);
+            metrics.ifPresent(MetricsServer::close);
             completions.shutdownNow();
             dht.close();
             EdgeGuards.unregister(stackName);

@@ -31,11 +31,13 @@ import org.p2psip.servlet.tls.TlsListener;
  * @param tls            where the node also listens for SIP over TLS, and its certificate; empty: no TLS
  * @param advertise      the address other hosts reach the node's SIP port at, written in Via and Record-Route;
  *                       empty: the bound one (a wildcard bind needs it); a port of 0 means the bound port
+ * @param metrics        where the node serves its Prometheus metrics ({@code GET /metrics}); empty: nowhere
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
-                           Optional<TlsListener> tls, Optional<HostPort> advertise) {
+                           Optional<TlsListener> tls, Optional<HostPort> advertise,
+                           Optional<HostPort> metrics) {
 
     /**
      * How long a node waits for the location service to settle one request:
@@ -62,6 +64,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(protection, "protection");
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(advertise, "advertise");
+        Objects.requireNonNull(metrics, "metrics");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -82,37 +85,37 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise);
+                clock, trust, protection, tls, advertise, metrics);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise);
+                clock, trust, protection, tls, advertise, metrics);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection, tls, advertise);
+                clock, trust, protection, tls, advertise, metrics);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection, tls, advertise);
+                clock, newTrust, protection, tls, advertise, metrics);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection, tls, advertise);
+                clock, trust, newProtection, tls, advertise, metrics);
     }
 
     public NodeSettings withTls(Optional<TlsListener> newTls) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, newTls, advertise);
+                clock, trust, protection, newTls, advertise, metrics);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
@@ -122,6 +125,12 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
 
     public NodeSettings withAdvertise(HostPort newAdvertise) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, Optional.of(newAdvertise));
+                clock, trust, protection, tls, Optional.of(newAdvertise), metrics);
+    }
+
+    /** Serves the node's Prometheus metrics at {@code address}. */
+    public NodeSettings withMetrics(HostPort address) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, tls, advertise, Optional.of(address));
     }
 }

@@ -8,9 +8,11 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.cli.LbCommandTest.Run;
 
 import picocli.CommandLine;
@@ -45,6 +47,35 @@ class ClusterCommandTest {
         assertNotEquals(0, r.exit());
         assertEquals(1, r.errLines().size(), r.err());
         assertTrue(r.err().contains("--replicas 3"), r.err());
+    }
+
+    @Test
+    void nodeNGetsTheMetricsPortBasePlusNMinusOneOnItsHost() {
+        ClusterCommand command = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060",
+                "--metrics-base", "9100");
+
+        assertEquals(Optional.of(new HostPort("127.0.0.1", 9100)), command.nodeMetrics(1));
+        assertEquals(Optional.of(new HostPort("127.0.0.1", 9102)), command.nodeMetrics(3));
+    }
+
+    @Test
+    void metricsAreOffUnlessABaseIsGiven() {
+        ClusterCommand command = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060");
+
+        assertEquals(Optional.empty(), command.nodeMetrics(1));
+        assertTrue(LbCommandTest.run("cluster", "--help").out().contains("--metrics-base"));
+    }
+
+    @Test
+    void aMetricsBaseThatLeavesTooFewPortsIsOneLine() {
+        for (String base : new String[] {"65534", "-1"}) {
+            Run r = LbCommandTest.run("cluster", "--dht", "shared-local", "--nodes", "3", "--sip", "127.0.0.1:5060",
+                    "--metrics-base", base);
+
+            assertNotEquals(0, r.exit(), base);
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("--metrics-base"), r.err());
+        }
     }
 
     private static ClusterCommand parsed(String... args) {

@@ -148,6 +148,36 @@ class P2psipTest {
     }
 
     @Test
+    void aBusyMetricsPortIsOneLineErrorNamingTheFlag() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run r = run("node", "--sip", "127.0.0.1:" + FreePorts.udpAndTcp(), "--metrics",
+                    "127.0.0.1:" + taken.getLocalPort());
+
+            assertEquals(1, r.exit(), r.err());
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("--metrics") && r.err().contains("127.0.0.1:" + taken.getLocalPort())
+                    && r.err().contains("in use"), r.err());
+        }
+    }
+
+    @Test
+    void aMetricsAddressWithoutAPortIsOneLineUsageError() {
+        Run r = run("node", "--sip", "127.0.0.1:5060", "--metrics", "localhost");
+
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--metrics"), r.err());
+    }
+
+    @Test
+    void nodeHelpExplainsTheMetricsEndpoint() {
+        String help = run("node", "--help").out();
+
+        assertTrue(help.contains("--metrics=HOST:PORT"), help);
+        assertTrue(help.contains("p2psip_dht_operation_duration_seconds"), help);
+    }
+
+    @Test
     void everyCommandHasHelp() {
         for (String[] args : List.of(new String[] {"--help"}, new String[] {"node", "--help"})) {
             Run r = run(args);

@@ -42,7 +42,8 @@ class CrossNodeDialogIntegrationTest {
         return new NodeSettings(new HostPort("127.0.0.1", 0), SharedLocalDhtProvider.NAME, Optional.empty(), List.of(),
                 1, Map.of("store", store), RegistrarPolicy.DEFAULT, NodeSettings.DEFAULT_DHT_TIMEOUT,
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
-                TrustSettings.open("example.com").withAliases(otherNodes), ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty());
+                TrustSettings.open("example.com").withAliases(otherNodes), ProtectionSettings.DEFAULT, Optional.empty(),
+                Optional.empty(), Optional.empty());
     }
 
     @AfterAll

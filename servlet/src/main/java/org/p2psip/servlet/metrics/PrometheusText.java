@@ -1,0 +1,66 @@
+package org.p2psip.servlet.metrics;
+
+import java.math.BigDecimal;
+import java.util.List;
+
+import org.p2psip.core.metrics.DhtLatencySeries;
+import org.p2psip.core.metrics.LatencyHistogram;
+import org.p2psip.core.metrics.LatencySnapshot;
+
+/**
+ * A node's metrics in the Prometheus text exposition format 0.0.4: the
+ * {@value #DURATION} histogram, one series per DHT operation and each
+ * outcome it can have, all of them on every scrape (zero until observed),
+ * with cumulative {@code le} buckets, {@code _sum} in seconds and
+ * {@code _count}; then the {@value #STORED} gauge when the backend can
+ * tell. Numbers are written exactly, from nanoseconds, never through a
+ * binary fraction.
+ */
+final class PrometheusText {
+
+    static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    static final String DURATION = "p2psip_dht_operation_duration_seconds";
+    static final String STORED = "p2psip_dht_stored_entries";
+
+    private PrometheusText() {
+    }
+
+    /**
+     * @param latencies     the DHT-operation histograms
+     * @param storedEntries values the node holds, or negative when the backend cannot tell (no gauge then)
+     */
+    static String render(List<DhtLatencySeries> latencies, long storedEntries) {
+        StringBuilder b = new StringBuilder(latencies.size() * 2_400);
+        b.append("# HELP ").append(DURATION)
+                .append(" Time from a DHT call to its completion on this node, by operation and outcome.\n");
+        b.append("# TYPE ").append(DURATION).append(" histogram\n");
+        for (DhtLatencySeries s : latencies) {
+            histogram(b, "operation=\"" + s.operation().label() + "\",outcome=\"" + s.outcome().label() + "\"",
+                    s.latency());
+        }
+        if (storedEntries >= 0) {
+            b.append("# HELP ").append(STORED)
+                    .append(" Values this node's DHT holds, owned and replicated, live or not yet purged.\n");
+            b.append("# TYPE ").append(STORED).append(" gauge\n");
+            b.append(STORED).append(' ').append(storedEntries).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static void histogram(StringBuilder b, String labels, LatencySnapshot latency) {
+        List<Long> bounds = LatencyHistogram.UPPER_BOUNDS_NANOS;
+        List<Long> counts = latency.cumulativeCounts();
+        for (int i = 0; i <= bounds.size(); i++) {
+            String le = i < bounds.size() ? seconds(bounds.get(i)) : "+Inf";
+            b.append(DURATION).append("_bucket{").append(labels).append(",le=\"").append(le).append("\"} ")
+                    .append(counts.get(i)).append('\n');
+        }
+        b.append(DURATION).append("_sum{").append(labels).append("} ").append(seconds(latency.sumNanos())).append('\n');
+        b.append(DURATION).append("_count{").append(labels).append("} ").append(latency.count()).append('\n');
+    }
+
+    /** Nanoseconds as plain decimal seconds: 500000 is "0.0005", 1000000000 is "1". */
+    static String seconds(long nanos) {
+        return BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
+    }
+}

@@ -1,0 +1,126 @@
+package org.p2psip.servlet.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.Peer;
+import org.p2psip.core.dht.local.LocalDht;
+import org.p2psip.core.metrics.DhtLatencies;
+import org.p2psip.core.metrics.TimedDht;
+import org.p2psip.core.net.HostPort;
+
+/** The metrics endpoint over a real socket on 127.0.0.1, counting what a timed local DHT did. */
+@Timeout(30)
+class MetricsServerTest {
+
+    private static final Peer SELF = new Peer("self", Optional.empty());
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final DhtLatencies latencies = new DhtLatencies();
+    private Dht dht;
+    private MetricsServer server;
+
+    @BeforeEach
+    void start() throws IOException {
+        dht = new TimedDht(new LocalDht(new LocalDht.Store(Clock.systemUTC(), SELF), SELF, () -> { }), latencies,
+                System::nanoTime);
+        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries);
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+        dht.close();
+    }
+
+    private HttpResponse<String> send(String method, String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + server.address() + path))
+                .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody()).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static long value(String text, String series) {
+        return text.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+                .map(l -> Long.parseLong(l.substring(series.length() + 1)))
+                .orElseThrow(() -> new AssertionError("no " + series + " in\n" + text));
+    }
+
+    @Test
+    void aScrapeCountsTheOperationsDoneSoFarByOperationAndOutcome() throws Exception {
+        Instant later = Instant.now().plusSeconds(600);
+        assertTrue(dht.putIfVersion("a", Dht.ABSENT, new byte[] {1}, later).join());
+        assertTrue(dht.putIfVersion("b", Dht.ABSENT, new byte[] {2}, later).join());
+        assertEquals(false, dht.putIfVersion("a", Dht.ABSENT, new byte[] {3}, later).join());
+        long version = dht.get("a").join().orElseThrow().version();
+        dht.get("missing").join();
+        assertEquals(false, dht.removeIfVersion("b", version + 1000).join());
+        dht.placement("a").join();
+
+        HttpResponse<String> r = send("GET", "/metrics");
+
+        assertEquals(200, r.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", r.headers().firstValue("Content-Type").orElse(""));
+        String text = r.body();
+        String count = "p2psip_dht_operation_duration_seconds_count";
+        assertEquals(2, value(text, count + "{operation=\"put\",outcome=\"ok\"}"));
+        assertEquals(1, value(text, count + "{operation=\"put\",outcome=\"conflict\"}"));
+        assertEquals(2, value(text, count + "{operation=\"get\",outcome=\"ok\"}"));
+        assertEquals(1, value(text, count + "{operation=\"remove\",outcome=\"conflict\"}"));
+        assertEquals(0, value(text, count + "{operation=\"remove\",outcome=\"ok\"}"));
+        assertEquals(1, value(text, count + "{operation=\"placement\",outcome=\"ok\"}"));
+        assertEquals(2, value(text, "p2psip_dht_operation_duration_seconds_bucket"
+                + "{operation=\"put\",outcome=\"ok\",le=\"+Inf\"}"));
+        assertEquals(2, value(text, "p2psip_dht_stored_entries"));
+    }
+
+    @Test
+    void aFailedOperationIsCountedAsAnError() throws Exception {
+        dht.close();
+        assertTrue(dht.get("a").isCompletedExceptionally());
+
+        String text = send("GET", "/metrics").body();
+
+        assertEquals(1, value(text, "p2psip_dht_operation_duration_seconds_count{operation=\"get\",outcome=\"error\"}"));
+    }
+
+    @Test
+    void anotherPathIsNotFound() throws Exception {
+        assertEquals(404, send("GET", "/").statusCode());
+        assertEquals(404, send("GET", "/metrics/extra").statusCode());
+    }
+
+    @Test
+    void anotherMethodOnMetricsIsNotAllowed() throws Exception {
+        HttpResponse<String> r = send("POST", "/metrics");
+
+        assertEquals(405, r.statusCode());
+        assertEquals("GET", r.headers().firstValue("Allow").orElse(""));
+        assertEquals(405, send("DELETE", "/metrics").statusCode());
+    }
+
+    @Test
+    void aBusyPortFailsTheStartWithAnIoException() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertThrows(IOException.class, () -> MetricsServer.start(
+                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1));
+        }
+    }
+}
