@@ -156,6 +156,11 @@ public final class LoadRun implements AutoCloseable {
      * new.
      */
     public MaxRateReport searchMaxRate(LoadSpec base, RateSearchSpec search, Progress progress) {
+        return searchMaxRate(base, search, progress, StepListener.NONE);
+    }
+
+    /** As {@link #searchMaxRate(LoadSpec, RateSearchSpec, Progress)}, telling {@code listener} around each step. */
+    public MaxRateReport searchMaxRate(LoadSpec base, RateSearchSpec search, Progress progress, StepListener listener) {
         MaxRateSearch s = new MaxRateSearch(search.startRate(), search.growth(), search.precision(), search.maxSteps());
         List<MaxRateReport.SearchStep> steps = new ArrayList<>();
         long budget = base.count();
@@ -178,11 +183,13 @@ public final class LoadRun implements AutoCloseable {
                 stoppedBy = "duration";
                 break;
             }
+            listener.starting(steps.size(), rate);
             LoadReport r = measure(base.withRate(rate).withCount(count)
                     .withDuration(search.stepDuration().plusSeconds(1)).withFirstIndex(index).withDrain(drain), progress);
             index += count;
             budget -= count;
             boolean held = search.criteria().holds(rate, r.achievedRate(), r.successRatio(), r.p99Millis());
+            listener.finished(steps.size(), r, held);
             steps.add(new MaxRateReport.SearchStep(r, held));
             if (held && (best == null || rate > best.offeredRate())) {
                 best = r;

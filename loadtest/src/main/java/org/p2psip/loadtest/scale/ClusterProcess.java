@@ -52,15 +52,19 @@ final class ClusterProcess implements AutoCloseable {
     private final Process process;
     private final HostPort balancer;
     private final List<HostPort> admins;
+    /** The nodes' {@code --metrics} endpoints, node 1 first. */
+    private final List<HostPort> metrics;
     private final Optional<String> secret;
     private final Deque<String> lastLines = new ArrayDeque<>();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ClusterProcess(Process process, HostPort balancer, List<HostPort> admins, Optional<String> secret, Path log) {
+    private ClusterProcess(Process process, HostPort balancer, List<HostPort> admins, List<HostPort> metrics,
+                           Optional<String> secret, Path log) {
         this.process = process;
         this.balancer = balancer;
         this.admins = List.copyOf(admins);
+        this.metrics = List.copyOf(metrics);
         this.secret = secret;
         Thread pump = new Thread(() -> pump(log), "scale-cluster-output-" + process.pid());
         pump.setDaemon(true);
@@ -86,11 +90,18 @@ final class ClusterProcess implements AutoCloseable {
                 "--replicas", Integer.toString(Math.min(replicas, nodes)),
                 // The generator is one address sending far above any phone's rate: not a flood to ban.
                 "--trusted-source", "127.0.0.1"));
+        int metricsBase = LocalPorts.consecutive(nodes, Math.min(sipBase, overlayBase),
+                Math.max(sipBase + nodes + 1, overlayBase + nodes));
+        List<HostPort> metrics = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            metrics.add(new HostPort("127.0.0.1", metricsBase + i));
+        }
+        command.addAll(List.of("--metrics-base", Integer.toString(metricsBase)));
         List<HostPort> admins = new ArrayList<>();
         Optional<String> secret = Optional.empty();
         if (authRequired) {
-            int adminBase = LocalPorts.consecutive(nodes, Math.min(sipBase, overlayBase),
-                    Math.max(sipBase + nodes + 1, overlayBase + nodes));
+            int adminBase = LocalPorts.consecutive(nodes, Math.min(Math.min(sipBase, overlayBase), metricsBase),
+                    Math.max(Math.max(sipBase + nodes + 1, overlayBase + nodes), metricsBase + nodes));
             for (int i = 0; i < nodes; i++) {
                 admins.add(new HostPort("127.0.0.1", adminBase + i));
             }
@@ -107,7 +118,7 @@ final class ClusterProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new ClusterStartException("cannot start the cluster: " + e.getMessage());
         }
-        ClusterProcess cluster = new ClusterProcess(p, lb, admins, secret, log);
+        ClusterProcess cluster = new ClusterProcess(p, lb, admins, metrics, secret, log);
         try {
             cluster.ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return cluster;
@@ -133,6 +144,11 @@ final class ClusterProcess implements AutoCloseable {
     /** The nodes' admin endpoints; empty when the cluster runs without authentication. */
     List<HostPort> admins() {
         return admins;
+    }
+
+    /** The nodes' metrics endpoints, which the benchmark reads DHT-operation latency from. */
+    List<HostPort> metrics() {
+        return metrics;
     }
 
     /** The secret those endpoints want. */

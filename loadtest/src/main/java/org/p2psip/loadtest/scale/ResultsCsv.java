@@ -12,7 +12,8 @@ public final class ResultsCsv {
     /** The header, in column order. */
     public static final List<String> COLUMNS = List.of("dht", "auth", "nodes", "scenario", "status", "max_rate",
             "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
-            "sipp_rate", "sipp_achieved", "sipp_agree", "note");
+            "sipp_rate", "sipp_achieved", "sipp_agree", "failed", "dht_operations", "dht_errors", "dht_p50_ms",
+            "dht_p99_ms", "note");
 
     private ResultsCsv() {
     }
@@ -29,6 +30,11 @@ public final class ResultsCsv {
                     c.sipp().map(s -> number(s.rate(), 0)).orElse(""),
                     c.sipp().map(s -> number(s.sippAchieved(), 1)).orElse(""),
                     c.sipp().map(s -> Boolean.toString(s.agree())).orElse(""),
+                    Long.toString(c.failed()),
+                    c.dhtOperations().map(d -> Long.toString(d.count())).orElse(""),
+                    c.dhtOperations().map(d -> Long.toString(d.errors())).orElse(""),
+                    c.dhtOperations().map(d -> number(d.p50Millis(), 3)).orElse(""),
+                    c.dhtOperations().map(d -> number(d.p99Millis(), 3)).orElse(""),
                     c.note());
             b.append(String.join(",", row.stream().map(ResultsCsv::field).toList())).append("\r\n");
         }

@@ -67,7 +67,18 @@ public final class ResultsJson {
                 .append(", \"steps\": ").append(c.steps())
                 .append(", \"stopped_by\": ").append(string(c.stoppedBy()))
                 .append(", \"load_average\": ").append(c.loadAverage() < 0 ? "null" : number(c.loadAverage()))
-                .append(", \"note\": ").append(string(c.note()))
+                .append(", \"failed\": ").append(c.failed())
+                .append(", \"dht_operations\": ");
+        if (c.dhtOperations().isEmpty()) {
+            b.append("null");
+        } else {
+            DhtOperations d = c.dhtOperations().get();
+            b.append("{\"count\": ").append(d.count())
+                    .append(", \"errors\": ").append(d.errors())
+                    .append(", \"p50_ms\": ").append(number(d.p50Millis()))
+                    .append(", \"p99_ms\": ").append(number(d.p99Millis())).append('}');
+        }
+        b.append(", \"note\": ").append(string(c.note()))
                 .append(", \"sipp\": ");
         if (c.sipp().isEmpty()) {
             b.append("null");

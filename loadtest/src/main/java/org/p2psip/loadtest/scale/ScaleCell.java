@@ -24,11 +24,13 @@ import java.util.Optional;
  * @param loadAverage  the machine's one-minute load average just before the cell, or -1 when unknown:
  *                     a shared machine's noise, written next to the figure it disturbs
  * @param sipp         the SIPp cross-check, when one ran
+ * @param failed       requests that failed in the step at the max rate (the search lets 0.1 % fail)
+ * @param dhtOperations the nodes' DHT operations in that step, when their {@code --metrics} could be read
  */
 public record ScaleCell(String dht, String auth, int nodes, String scenario, Status status, String note, double maxRate,
                         double achievedRate, double successRatio, double p50Millis, double p90Millis,
                         double p99Millis, int steps, String stoppedBy, double loadAverage,
-                        Optional<SippCheck> sipp) {
+                        Optional<SippCheck> sipp, long failed, Optional<DhtOperations> dhtOperations) {
 
     /** How a cell ended. */
     public enum Status {
@@ -53,6 +55,10 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
         note = note == null ? "" : note;
         stoppedBy = stoppedBy == null ? "" : stoppedBy;
         sipp = sipp == null ? Optional.empty() : sipp;
+        dhtOperations = dhtOperations == null ? Optional.empty() : dhtOperations;
+        if (failed < 0) {
+            throw new IllegalArgumentException("failed " + failed);
+        }
     }
 
     /** The nodes' {@code --auth} values, as the rows and files name them. */
@@ -72,20 +78,20 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
     /** A cell not run, and why. */
     public static ScaleCell skipped(String dht, String auth, int nodes, String scenario, String why) {
         return new ScaleCell(dht, auth, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
-                Optional.empty());
+                Optional.empty(), 0, Optional.empty());
     }
 
     /** A cell whose cluster or run failed. */
     public static ScaleCell failed(String dht, String auth, int nodes, String scenario, String why,
                                    double loadAverage) {
         return new ScaleCell(dht, auth, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
-                Optional.empty());
+                Optional.empty(), 0, Optional.empty());
     }
 
     /** This cell with a SIPp cross-check attached. */
     public ScaleCell withSipp(SippCheck check) {
         return new ScaleCell(dht, auth, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
-                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check));
+                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations);
     }
 
     /** Whether the cell has a measured rate to draw. */

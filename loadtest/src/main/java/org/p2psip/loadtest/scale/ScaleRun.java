@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.p2psip.core.net.HostPort;
@@ -214,7 +215,8 @@ public final class ScaleRun {
                 return ScaleCell.failed(dht, auth, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
                         load);
             }
-            MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE);
+            DhtStepMeter dhtMeter = new DhtStepMeter(new NodeMetricsScrape(cluster.metrics()));
+            MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE, dhtMeter);
             say("%s x%d %s: %s", row, nodes, scenario.label(), m.summary());
             LoadReport best = m.best();
             if (best == null) {
@@ -223,15 +225,22 @@ public final class ScaleRun {
                         .reduce((a, b) -> a + "; " + b).orElse("no step ran");
                 return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK,
                         join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
-                        load, java.util.Optional.empty());
+                        load, Optional.empty(), 0, Optional.empty());
             }
             String limit = limitNote(m);
             if (!limit.isEmpty()) {
                 note = join(note, limit);
             }
+            int bestStep = 0;
+            for (int i = 0; i < m.steps().size(); i++) {
+                if (m.steps().get(i).report() == best) {
+                    bestStep = i;
+                }
+            }
+            Optional<DhtOperations> dhtOps = dhtMeter.of(bestStep);
             return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
                     best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
-                    m.steps().size(), m.stoppedBy(), load, java.util.Optional.empty());
+                    m.steps().size(), m.stoppedBy(), load, Optional.empty(), best.failed(), dhtOps);
         } catch (RuntimeException e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage();
             say("%s x%d %s: failed: %s", row, nodes, scenario.label(), why);

@@ -2,6 +2,7 @@ package org.p2psip.loadtest.scale;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
@@ -71,6 +72,12 @@ class ScaleSmokeTest {
         assertEquals("ok", measured.get("status"));
         double rate = (Double) measured.get("max_rate");
         assertEquals(Double.parseDouble(csv.get(1).get(5)), rate, 0.5, "CSV and JSON tell the same rate");
+        if (rate > 0) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> dhtOps = (Map<String, Object>) measured.get("dht_operations");
+            assertNotNull(dhtOps, "the nodes' DHT operations in the max-rate step, from their --metrics: " + log);
+            assertTrue((Double) dhtOps.get("count") >= rate * 0.5, "a REGISTER reads and writes: " + dhtOps);
+        }
 
         String md = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| backend | 1 node | 2 nodes |"), md);

@@ -1,0 +1,26 @@
+package org.p2psip.loadtest.bench;
+
+/**
+ * Told around every step of a max-rate search, so a caller can measure
+ * something of its own over exactly that step (the scale benchmark reads
+ * the nodes' DHT-operation histograms before and after).
+ */
+public interface StepListener {
+
+    /** Step {@code index} (0-based, in the order run) is about to send at {@code rate} per second. */
+    void starting(int index, double rate);
+
+    /** Step {@code index} has finished and been judged. */
+    void finished(int index, LoadReport report, boolean held);
+
+    /** Listens to nothing. */
+    StepListener NONE = new StepListener() {
+        @Override
+        public void starting(int index, double rate) {
+        }
+
+        @Override
+        public void finished(int index, LoadReport report, boolean held) {
+        }
+    };
+}

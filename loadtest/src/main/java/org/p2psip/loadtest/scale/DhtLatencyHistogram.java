@@ -1,0 +1,119 @@
+package org.p2psip.loadtest.scale;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The nodes' DHT-operation latency histogram
+ * ({@code p2psip_dht_operation_duration_seconds}, Prometheus text format
+ * 0.0.4), every operation kind and outcome of every node added together:
+ * cumulative counts by bucket bound, and the count of failed operations.
+ * Two scrapes subtracted give what happened in between.
+ */
+final class DhtLatencyHistogram {
+
+    static final String FAMILY = "p2psip_dht_operation_duration_seconds";
+    private static final Pattern BUCKET = Pattern.compile(
+            "^" + FAMILY + "_bucket\\{([^}]*)\\}\\s+(\\S+)(?:\\s+\\S+)?$");
+    private static final Pattern LE = Pattern.compile("(?:^|,)le=\"([^\"]+)\"");
+    private static final Pattern ERROR = Pattern.compile("(?:^|,)outcome=\"error\"");
+
+    /** Cumulative counts by upper bound in seconds; +Inf as {@link Double#POSITIVE_INFINITY}. */
+    private final TreeMap<Double, Long> cumulative;
+    private final long errors;
+
+    private DhtLatencyHistogram(TreeMap<Double, Long> cumulative, long errors) {
+        this.cumulative = cumulative;
+        this.errors = errors;
+    }
+
+    static DhtLatencyHistogram empty() {
+        return new DhtLatencyHistogram(new TreeMap<>(), 0);
+    }
+
+    /** The family's buckets in one scrape; lines of other families are ignored. */
+    static DhtLatencyHistogram parse(String exposition) {
+        TreeMap<Double, Long> counts = new TreeMap<>();
+        long errors = 0;
+        for (String line : exposition.split("\n")) {
+            Matcher m = BUCKET.matcher(line.strip());
+            if (!m.matches()) {
+                continue;
+            }
+            Matcher le = LE.matcher(m.group(1));
+            if (!le.find()) {
+                continue;
+            }
+            double bound = bound(le.group(1));
+            long count = (long) Double.parseDouble(m.group(2));
+            counts.merge(bound, count, Long::sum);
+            if (bound == Double.POSITIVE_INFINITY && ERROR.matcher(m.group(1)).find()) {
+                errors += count;
+            }
+        }
+        return new DhtLatencyHistogram(counts, errors);
+    }
+
+    private static double bound(String le) {
+        return "+Inf".equals(le) ? Double.POSITIVE_INFINITY : Double.parseDouble(le);
+    }
+
+    DhtLatencyHistogram plus(DhtLatencyHistogram other) {
+        TreeMap<Double, Long> sum = new TreeMap<>(cumulative);
+        other.cumulative.forEach((b, c) -> sum.merge(b, c, Long::sum));
+        return new DhtLatencyHistogram(sum, errors + other.errors);
+    }
+
+    /** What was added since {@code before} (a counter that went down, a restarted node, counts as nothing). */
+    DhtLatencyHistogram minus(DhtLatencyHistogram before) {
+        TreeMap<Double, Long> diff = new TreeMap<>();
+        cumulative.forEach((b, c) -> diff.put(b, Math.max(0, c - before.cumulative.getOrDefault(b, 0L))));
+        return new DhtLatencyHistogram(diff, Math.max(0, errors - before.errors));
+    }
+
+    long count() {
+        Long all = cumulative.get(Double.POSITIVE_INFINITY);
+        return all == null ? 0 : all;
+    }
+
+    /** The operations summarised; empty when there were none. */
+    Optional<DhtOperations> summary() {
+        long n = count();
+        if (n == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new DhtOperations(n, Math.min(errors, n), quantile(0.5) * 1000, quantile(0.99) * 1000));
+    }
+
+    /**
+     * The {@code q} quantile in seconds as Prometheus's
+     * {@code histogram_quantile} estimates it: linear within the bucket the
+     * rank falls in, from the bucket below's bound (0 for the first); in the
+     * +Inf bucket, the highest finite bound.
+     */
+    double quantile(double q) {
+        long n = count();
+        if (n == 0) {
+            return 0;
+        }
+        double rank = q * n;
+        double lowerBound = 0;
+        long below = 0;
+        for (Map.Entry<Double, Long> e : cumulative.entrySet()) {
+            if (e.getValue() >= rank) {
+                if (e.getKey() == Double.POSITIVE_INFINITY) {
+                    return lowerBound;
+                }
+                long inBucket = e.getValue() - below;
+                return inBucket == 0 ? e.getKey()
+                        : lowerBound + (e.getKey() - lowerBound) * (rank - below) / inBucket;
+            }
+            lowerBound = e.getKey();
+            below = e.getValue();
+        }
+        return lowerBound;
+    }
+}
