@@ -154,7 +154,7 @@ public final class FrontNode implements AutoCloseable {
         Dht dht = new TimedDht(startDht(backend, settings, bound), latencies, System::nanoTime);
 
         String stackName = StackProperties.uniqueStackName(self);
-        EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
+        EdgeGuards guards = edgeGuards(settings.protection(), settings.trust(), latencies);
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
         SipStackImpl stack = null;
@@ -228,9 +228,11 @@ public final class FrontNode implements AutoCloseable {
     /**
      * The node's defences. The balancer and the other nodes named as aliases
      * by address are trusted sources: everything they send on behalf of
-     * many clients would otherwise count as one flooding source.
+     * many clients would otherwise count as one flooding source. The
+     * overload gate also watches the DHT's standing delay, where a
+     * REGISTER's work queues.
      */
-    private static EdgeGuards edgeGuards(ProtectionSettings protection, TrustSettings trust) {
+    private static EdgeGuards edgeGuards(ProtectionSettings protection, TrustSettings trust, DhtLatencies latencies) {
         Set<InetAddress> trusted = new HashSet<>(protection.trustedSources());
         for (HostPort alias : trust.aliases()) {
             if (IP_LITERAL.matcher(alias.host()).matches()) {
@@ -244,7 +246,7 @@ public final class FrontNode implements AutoCloseable {
         SourceGuard sources = new SourceGuard(protection.sources(), trusted);
         return new EdgeGuards(sources, BadInputLog.standard(),
                 new OverloadGate(protection.overloadDelay(), protection.overloadQueue()), protection.retryAfter(),
-                protection.maxMessageBytes(), protection.connections());
+                protection.maxMessageBytes(), protection.connections(), latencies::standingDelayNanos);
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
