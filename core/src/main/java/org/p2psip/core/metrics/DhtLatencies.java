@@ -1,6 +1,5 @@
 package org.p2psip.core.metrics;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -18,11 +17,7 @@ import java.util.Map;
  */
 public final class DhtLatencies {
 
-    /** CoDel's interval: a minimum over 100 ms tells a standing queue from a burst. */
-    private static final Duration STANDING_INTERVAL = Duration.ofMillis(100);
-
     private final Map<DhtOperation, Map<DhtOutcome, LatencyHistogram>> histograms = new EnumMap<>(DhtOperation.class);
-    private final StandingDelay standing = new StandingDelay(STANDING_INTERVAL);
 
     public DhtLatencies() {
         for (DhtOperation op : DhtOperation.values()) {
@@ -33,23 +28,16 @@ public final class DhtLatencies {
     }
 
     /**
-     * Records one {@code operation} that ended as {@code outcome} at
-     * {@code nowNanos}, after {@code nanos}.
+     * Records one {@code operation} that ended as {@code outcome} after {@code nanos}.
      *
      * @throws IllegalArgumentException for an outcome the operation cannot have (a conflicting read)
      */
-    public void record(DhtOperation operation, DhtOutcome outcome, long nanos, long nowNanos) {
+    public void record(DhtOperation operation, DhtOutcome outcome, long nanos) {
         LatencyHistogram h = histograms.get(operation).get(outcome);
         if (h == null) {
             throw new IllegalArgumentException(operation.label() + " cannot end in " + outcome.label());
         }
         h.record(nanos);
-        standing.completed(nanos, nowNanos);
-    }
-
-    /** The shortest operation of the last 100 ms ({@link StandingDelay}), for the overload gate. */
-    public long standingDelayNanos(long nowNanos) {
-        return standing.nanos(nowNanos);
     }
 
     /** Every operation and outcome pair, operations then outcomes in declaration order. */

@@ -96,16 +96,14 @@ public final class TimedDht implements Dht {
             backend = call.get();
         } catch (RuntimeException e) {
             // The SPI asks for a failed future, but a backend that throws has still failed an operation.
-            long end = nanoTime.getAsLong();
-            latencies.record(operation, DhtOutcome.ERROR, end - start, end);
+            latencies.record(operation, DhtOutcome.ERROR, nanoTime.getAsLong() - start);
             throw e;
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         backend.whenComplete((value, failure) -> {
             try {
-                long end = nanoTime.getAsLong();
-                latencies.record(operation, failure != null ? DhtOutcome.ERROR : outcomeOf.apply(value), end - start,
-                        end);
+                long elapsed = nanoTime.getAsLong() - start;
+                latencies.record(operation, failure != null ? DhtOutcome.ERROR : outcomeOf.apply(value), elapsed);
             } finally {
                 // Whatever befalls the measurement, the caller gets the backend's answer.
                 if (failure != null) {

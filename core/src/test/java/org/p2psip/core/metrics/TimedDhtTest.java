@@ -207,6 +207,6 @@ class TimedDhtTest {
         assertEquals(List.of("get/ok", "get/error", "put/ok", "put/conflict", "put/error", "remove/ok",
                 "remove/conflict", "remove/error", "placement/ok", "placement/error"), labels);
         assertThrows(IllegalArgumentException.class,
-                () -> latencies.record(DhtOperation.GET, DhtOutcome.CONFLICT, 1, 1));
+                () -> latencies.record(DhtOperation.GET, DhtOutcome.CONFLICT, 1));
     }
 }

@@ -154,7 +154,7 @@ public final class FrontNode implements AutoCloseable {
         Dht dht = new TimedDht(startDht(backend, settings, bound), latencies, System::nanoTime);
 
         String stackName = StackProperties.uniqueStackName(self);
-        EdgeGuards guards = edgeGuards(settings.protection(), settings.trust(), latencies);
+        EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
         SipStackImpl stack = null;
@@ -228,11 +228,9 @@ public final class FrontNode implements AutoCloseable {
     /**
      * The node's defences. The balancer and the other nodes named as aliases
      * by address are trusted sources: everything they send on behalf of
-     * many clients would otherwise count as one flooding source. The
-     * overload gate also watches the DHT's standing delay, where a
-     * REGISTER's work queues.
+     * many clients would otherwise count as one flooding source.
      */
-    private static EdgeGuards edgeGuards(ProtectionSettings protection, TrustSettings trust, DhtLatencies latencies) {
+    private static EdgeGuards edgeGuards(ProtectionSettings protection, TrustSettings trust) {
         Set<InetAddress> trusted = new HashSet<>(protection.trustedSources());
         for (HostPort alias : trust.aliases()) {
             if (IP_LITERAL.matcher(alias.host()).matches()) {
@@ -246,7 +244,7 @@ public final class FrontNode implements AutoCloseable {
         SourceGuard sources = new SourceGuard(protection.sources(), trusted);
         return new EdgeGuards(sources, BadInputLog.standard(),
                 new OverloadGate(protection.overloadDelay(), protection.overloadQueue()), protection.retryAfter(),
-                protection.maxMessageBytes(), protection.connections(), latencies::standingDelayNanos);
+                protection.maxMessageBytes(), protection.connections());
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,

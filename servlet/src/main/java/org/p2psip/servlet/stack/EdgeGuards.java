@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongUnaryOperator;
 
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
@@ -34,27 +33,19 @@ public final class EdgeGuards {
     private final Duration retryAfter;
     private final int maxMessageBytes;
     private final ConnectionLimits connections;
-    private final LongUnaryOperator workDelay;
     private final List<ConnectionGuard> streams = new CopyOnWriteArrayList<>();
     private final InputCounters input = new InputCounters();
     private final LongAdder shed = new LongAdder();
     private final LongAdder oversized = new LongAdder();
 
-    /**
-     * @param workDelay how long the work requests already admitted start
-     *                  (their DHT operations) waits beyond the SIP queue, at a
-     *                  {@code System.nanoTime()}: the overload gate judges
-     *                  the larger of the two delays
-     */
     public EdgeGuards(SourceGuard sources, BadInputLog badInput, OverloadGate overload, Duration retryAfter,
-                      int maxMessageBytes, ConnectionLimits connections, LongUnaryOperator workDelay) {
+                      int maxMessageBytes, ConnectionLimits connections) {
         this.sources = sources;
         this.badInput = badInput;
         this.overload = overload;
         this.retryAfter = retryAfter;
         this.maxMessageBytes = maxMessageBytes;
         this.connections = connections;
-        this.workDelay = workDelay;
     }
 
     /** Guards that let everything through, for stacks nobody registered. */
@@ -62,7 +53,7 @@ public final class EdgeGuards {
         return new EdgeGuards(SourceGuard.off(), BadInputLog.standard(),
                 new OverloadGate(Duration.ofSeconds(5), Integer.MAX_VALUE), Duration.ofSeconds(1), 65_535,
                 new ConnectionLimits(Duration.ofDays(1), Duration.ofDays(1), Integer.MAX_VALUE,
-                        Integer.MAX_VALUE), now -> 0);
+                        Integer.MAX_VALUE));
     }
 
     public static void register(String stackName, EdgeGuards guards) {
@@ -93,11 +84,6 @@ public final class EdgeGuards {
 
     OverloadGate overload() {
         return overload;
-    }
-
-    /** How long admitted work waits beyond the SIP queue at {@code nowNanos} (the DHT's standing delay). */
-    long workDelayNanos(long nowNanos) {
-        return workDelay.applyAsLong(nowNanos);
     }
 
     Duration retryAfter() {

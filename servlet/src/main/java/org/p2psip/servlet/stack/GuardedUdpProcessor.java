@@ -47,8 +47,6 @@ import gov.nist.javax.sip.stack.UDPMessageProcessor;
 final class GuardedUdpProcessor extends UDPMessageProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(GuardedUdpProcessor.class);
-    /** RFC 3261's T1, the first retransmission interval of a UDP client. */
-    private static final long T1_NANOS = 500_000_000L;
     private static final int RECEIVE_BUFFER = 65_536;
     private static final int MAX_REPORTED_FAILURES = 10;
     private static final int DEFAULT_WORKERS = 8;
@@ -153,11 +151,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         }
         if (isNewRequest(data, length)) {
             long oldest = calls.oldestReceptionMillis();
-            long queued = oldest < 0 ? 0 : Math.max(0, (System.currentTimeMillis() - oldest) * 1_000_000L);
-            // A REGISTER's work waits in the DHT, not here. Once even the quickest DHT operations take longer
-            // than T1, every UDP client is retransmitting into the backlog: the node is overloaded too.
-            long deferred = guards.workDelayNanos(now);
-            long waited = Math.max(queued, deferred > T1_NANOS ? deferred : 0);
+            long waited = oldest < 0 ? 0 : Math.max(0, (System.currentTimeMillis() - oldest) * 1_000_000L);
             if (!guards.overload().admit(waited, calls.size(), now)) {
                 guards.countShed();
                 refuse(data, length, packet, 503);

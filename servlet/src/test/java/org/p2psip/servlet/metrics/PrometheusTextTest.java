@@ -22,9 +22,9 @@ class PrometheusTextTest {
     @Test
     void aHistogramSeriesHasCumulativeBucketsForEveryBoundThenSumAndCountInSeconds() {
         DhtLatencies latencies = new DhtLatencies();
-        latencies.record(DhtOperation.GET, DhtOutcome.OK, 500_000, 500_000);      // exactly le 0.0005
-        latencies.record(DhtOperation.GET, DhtOutcome.OK, 1_200_000, 1_200_000);    // le 0.0025
-        latencies.record(DhtOperation.GET, DhtOutcome.OK, 26_000_000_000L, 26_000_000_000L); // +Inf only
+        latencies.record(DhtOperation.GET, DhtOutcome.OK, 500_000);      // exactly le 0.0005
+        latencies.record(DhtOperation.GET, DhtOutcome.OK, 1_200_000);    // le 0.0025
+        latencies.record(DhtOperation.GET, DhtOutcome.OK, 26_000_000_000L); // +Inf only
 
         String text = PrometheusText.render(latencies.snapshot(), -1);
 
