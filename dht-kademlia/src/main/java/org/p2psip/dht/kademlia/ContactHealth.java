@@ -102,6 +102,12 @@ final class ContactHealth {
         return Math.min(replicas - 1, inTable + suspected.size());
     }
 
+    /** The contacts suspected now, after the lapsed ones are forgotten. */
+    List<Contact> suspects(long nowMillis) {
+        forgetLapsed(nowMillis);
+        return suspected.values().stream().map(Suspect::contact).toList();
+    }
+
     boolean anySuspected() {
         return !suspected.isEmpty();
     }

@@ -152,7 +152,14 @@ final class IterativeLookups {
         lookups.incrementAndGet();
         lookupRounds.addAndGet(lookup.rounds());
         maxLookupRounds.accumulateAndGet(lookup.rounds(), Math::max);
-        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds(), lookup.closestAnswered().size()));
+        List<Contact> unheard = new ArrayList<>(lookup.failed());
+        for (Contact suspect : health.suspects(runtime.millis())) {
+            if (unheard.stream().noneMatch(c -> c.id().equals(suspect.id()))) {
+                unheard.add(suspect);
+            }
+        }
+        done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds(), lookup.closestAnswered().size(),
+                unheard));
     }
 
     /**

@@ -116,7 +116,7 @@ final class WriteCoordinator {
         Optional<List<Contact>> recent = last == null ? lookups.takeRecent(key) : Optional.empty();
         CompletableFuture<LookupResult> where = recent.isPresent()
                 ? CompletableFuture.completedFuture(new LookupResult(recent.get(), Optional.empty(), 0,
-                        recent.get().size() - 1))
+                        recent.get().size() - 1, List.of()))
                 : lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth(), notCoordinator(last));
         return where.thenCompose(r -> owner.call(() -> {
             Contact coordinator = r.closest().get(0);
@@ -182,8 +182,16 @@ final class WriteCoordinator {
             if (r.answered() < lookups.othersNeeded()) {
                 return CompletableFuture.failedFuture(lookups.tooFewReached(key, r.answered()));
             }
-            return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null),
-                    lookups.replicasOf(r.closest()));
+            List<Contact> holders = lookups.replicasOf(r.closest());
+            long unheard = unheardCloser(keyId, holders, r.unheard());
+            if (unheard >= replicas) {
+                // As many nodes as a write's holders, closer than this one's would be, went unheard: the last
+                // write may sit on exactly those (another coordinator's, while this node could not reach them).
+                LOG.debug("not coordinating {} yet: {} closer nodes unheard", key, unheard);
+                return CompletableFuture.failedFuture(new DhtException("kademlia node " + self.overlay() + " did not"
+                        + " hear from " + unheard + " nodes closer to " + key + " than its holders"));
+            }
+            return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null), holders);
         }));
     }
 
@@ -220,6 +228,19 @@ final class WriteCoordinator {
                 store.forgetCoordinated(key);
             }
         });
+    }
+
+    /**
+     * How many of {@code unheard} are closer to the key than the farthest of
+     * {@code holders}. The compare must reach a holder of the key's last
+     * write; those are the closest live nodes as its coordinator saw them, so
+     * with fewer than {@code replicas} of the closest unheard, one of them
+     * answered.
+     */
+    private long unheardCloser(BigInteger keyId, List<Contact> holders, List<Contact> unheard) {
+        BigInteger farthest = space.distance(holders.get(holders.size() - 1).id(), keyId);
+        return unheard.stream().filter(c -> !c.id().equals(self.id()))
+                .filter(c -> space.distance(c.id(), keyId).compareTo(farthest) < 0).count();
     }
 
     private static List<BigInteger> ids(List<Contact> contacts) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,6 +56,17 @@ class ContactHealthTest {
         assertEquals(1, health.othersNeeded(0, ContactHealth.SUSPECT_MILLIS));
         assertEquals(0, health.othersNeeded(0, ContactHealth.SUSPECT_MILLIS + 1));
         assertFalse(health.anySuspected());
+    }
+
+    @Test
+    void theSuspectsAreThoseNotYetLapsedNorHeardFrom() {
+        health.suspect(c(1), 0);
+        health.suspect(c(2), 10_000);
+        health.suspect(c(3), 10_000);
+        health.heardFrom(c(3).id());
+        assertEquals(List.of(c(1), c(2)), health.suspects(ContactHealth.SUSPECT_MILLIS).stream()
+                .sorted(Comparator.comparing(Contact::id)).toList());
+        assertEquals(List.of(c(2)), health.suspects(ContactHealth.SUSPECT_MILLIS + 1), "c(1)'s suspicion lapsed");
     }
 
     @Test
