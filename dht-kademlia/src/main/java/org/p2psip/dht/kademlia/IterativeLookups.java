@@ -2,10 +2,12 @@ package org.p2psip.dht.kademlia;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -152,14 +154,8 @@ final class IterativeLookups {
         lookups.incrementAndGet();
         lookupRounds.addAndGet(lookup.rounds());
         maxLookupRounds.accumulateAndGet(lookup.rounds(), Math::max);
-        List<Contact> unheard = new ArrayList<>(lookup.failed());
-        for (Contact suspect : health.suspects(runtime.millis())) {
-            if (unheard.stream().noneMatch(c -> c.id().equals(suspect.id()))) {
-                unheard.add(suspect);
-            }
-        }
         done.complete(new LookupResult(List.copyOf(closest), best, lookup.rounds(), lookup.closestAnswered().size(),
-                unheard));
+                lookup.failed()));
     }
 
     /**
@@ -194,6 +190,20 @@ final class IterativeLookups {
             return Optional.of(recent.closest());
         }
         return Optional.empty();
+    }
+
+    /**
+     * How many nodes closer to {@code target} than {@code distance} a
+     * lookup did not hear from: they failed to answer it, or this node
+     * suspects them and left them out. Only a coordinator's compare asks, so
+     * the suspects are gathered here rather than at every lookup's end.
+     */
+    long unheardCloser(LookupResult r, BigInteger target, BigInteger distance) {
+        Set<BigInteger> unheard = new HashSet<>();
+        r.failed().forEach(c -> unheard.add(c.id()));
+        health.suspects(runtime.millis()).forEach(c -> unheard.add(c.id()));
+        unheard.remove(self.id());
+        return unheard.stream().filter(id -> space.distance(id, target).compareTo(distance) < 0).count();
     }
 
     /** How many other nodes this node must reach for a read or a write to count ({@link ContactHealth}). */

@@ -7,17 +7,16 @@ import java.util.Optional;
 /**
  * A finished lookup: the up to k closest live nodes to its target, this
  * node included, closest first; the highest-versioned value seen (FIND_VALUE
- * only); its rounds (hops); how many other nodes answered; and the nodes it
- * knew of but did not hear from (they failed to answer it, or this node
- * suspects them and left them out).
+ * only); its rounds (hops); how many other nodes answered; and the nodes
+ * that failed to answer it.
  */
 record LookupResult(List<Contact> closest, Optional<StoredValue> best, int rounds, int answered,
-                    List<Contact> unheard) {
+                    List<Contact> failed) {
 
     LookupResult {
         Objects.requireNonNull(closest, "closest");
         Objects.requireNonNull(best, "best");
-        unheard = List.copyOf(unheard);
+        failed = List.copyOf(failed);
         if (rounds < 0 || answered < 0) {
             throw new IllegalArgumentException("negative rounds or answers: " + rounds + ", " + answered);
         }

@@ -183,7 +183,8 @@ final class WriteCoordinator {
                 return CompletableFuture.failedFuture(lookups.tooFewReached(key, r.answered()));
             }
             List<Contact> holders = lookups.replicasOf(r.closest());
-            long unheard = unheardCloser(keyId, holders, r.unheard());
+            long unheard = lookups.unheardCloser(r, keyId,
+                    space.distance(holders.get(holders.size() - 1).id(), keyId));
             if (unheard >= replicas) {
                 // As many nodes as a write's holders, closer than this one's would be, went unheard: the last
                 // write may sit on exactly those (another coordinator's, while this node could not reach them).
@@ -228,19 +229,6 @@ final class WriteCoordinator {
                 store.forgetCoordinated(key);
             }
         });
-    }
-
-    /**
-     * How many of {@code unheard} are closer to the key than the farthest of
-     * {@code holders}. The compare must reach a holder of the key's last
-     * write; those are the closest live nodes as its coordinator saw them, so
-     * with fewer than {@code replicas} of the closest unheard, one of them
-     * answered.
-     */
-    private long unheardCloser(BigInteger keyId, List<Contact> holders, List<Contact> unheard) {
-        BigInteger farthest = space.distance(holders.get(holders.size() - 1).id(), keyId);
-        return unheard.stream().filter(c -> !c.id().equals(self.id()))
-                .filter(c -> space.distance(c.id(), keyId).compareTo(farthest) < 0).count();
     }
 
     private static List<BigInteger> ids(List<Contact> contacts) {
