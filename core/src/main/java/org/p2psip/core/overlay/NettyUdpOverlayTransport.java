@@ -38,8 +38,10 @@ import org.p2psip.core.net.HostPort;
  * {@link #FRESHNESS_WINDOW}, addressed elsewhere, or seen before is refused
  * (see {@link DatagramSeal}). Node clocks must agree within that window.
  *
- * <p>UDP loses datagrams, so a request is resent with the same id every
- * {@code retryEvery} (doubling) until answered or {@code timeout} passes;
+ * <p>UDP loses datagrams, so a request is resent with the same id until
+ * answered or {@code timeout} passes: first after the peer's retransmission
+ * timeout ({@link RetransmissionTimer}: from its measured round trips, at
+ * least {@code retryEvery}), then doubling;
  * the receiver executes it at most once and replays its answer to
  * duplicates (see {@link DatagramAddressing}). Failures are
  * {@link OverlayException}s: {@code TIMEOUT} (the peer may be dead, slow,
@@ -56,6 +58,11 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
      */
     static final int MAX_REMEMBERED_NONCES = 1 << 19;
 
+    /** The longest wait before a resend, measured or doubled. */
+    static final long MAX_RETRY_MILLIS = 2_000;
+    /** Peers whose round trips are kept; past this the timers start over (a node asks far fewer). */
+    private static final int MAX_TIMED_PEERS = 4096;
+
     /** Fragment size: well under the 65,507-byte UDP limit. */
     static final int FRAGMENT_PAYLOAD_BYTES = 60_000;
 
@@ -67,6 +74,8 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
     private final Duration retryEvery;
     private final OverlayRefusals refusals;
     private final AtomicLong retransmissions = new AtomicLong();
+    /** Each peer's round trips, which say when to resend to it. */
+    private final Map<InetSocketAddress, RetransmissionTimer> timers = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HostPort local;
 
@@ -190,12 +199,30 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
         destinations.put(id, to);
         CompletableFuture<byte[]> answer = pending.register(id, timeout, "request " + type + " to " + peer);
         OverlayFrame frame = new OverlayFrame(OverlayFrame.Kind.REQUEST, type, id, payload);
-        answer.whenComplete((v, e) -> destinations.remove(id));
-        send(frame, answer, retryEvery.toMillis());
+        RetransmissionTimer timer = timerFor(to);
+        long sentAt = System.nanoTime();
+        AtomicBoolean resent = new AtomicBoolean();
+        answer.whenComplete((v, e) -> {
+            destinations.remove(id);
+            if (e == null && !resent.get()) {
+                timer.answered(System.nanoTime() - sentAt);
+            }
+        });
+        send(frame, answer, TimeUnit.NANOSECONDS.toMillis(timer.timeoutNanos()), timer, resent);
         return answer;
     }
 
-    private void send(OverlayFrame frame, CompletableFuture<byte[]> answer, long nextRetryMillis) {
+    private RetransmissionTimer timerFor(InetSocketAddress peer) {
+        if (timers.size() >= MAX_TIMED_PEERS && !timers.containsKey(peer)) {
+            timers.clear();
+        }
+        long floor = retryEvery.toNanos();
+        return timers.computeIfAbsent(peer, p -> new RetransmissionTimer(floor, floor,
+                Math.max(floor, TimeUnit.MILLISECONDS.toNanos(MAX_RETRY_MILLIS))));
+    }
+
+    private void send(OverlayFrame frame, CompletableFuture<byte[]> answer, long nextRetryMillis,
+                      RetransmissionTimer timer, AtomicBoolean resent) {
         if (answer.isDone() || closed.get()) {
             return;
         }
@@ -203,7 +230,9 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
         ScheduledFuture<?> retry = group.schedule(() -> {
             if (!answer.isDone()) {
                 retransmissions.incrementAndGet();
-                send(frame, answer, Math.min(nextRetryMillis * 2, 2_000));
+                resent.set(true);
+                timer.expired();
+                send(frame, answer, Math.min(nextRetryMillis * 2, MAX_RETRY_MILLIS), timer, resent);
             }
         }, Math.max(1, nextRetryMillis), TimeUnit.MILLISECONDS);
         answer.whenComplete((v, e) -> retry.cancel(false));
