@@ -36,15 +36,8 @@ import java.util.Optional;
  *       {@value #ANTI_ENTROPY_ROUNDS} rounds.</li>
  *   <li>A node that does not know its predecessor serves nothing (unless it
  *       is alone): it cannot tell which keys are its own. A node whose every
- *       successor stopped answering is cut off, not alone: it serves nothing
- *       while it tries to rejoin. Only a node whose ring was itself and one
- *       other gives up after {@value #FETCH_PATIENCE} rounds and serves
- *       alone: it cannot tell a crash of that one from a partition, and a
- *       two-node ring would otherwise stop at its first crash. A node that
- *       knew two or more others keeps refusing, since all of them failing
- *       at once is more than the r - 1 adjacent failures replication
- *       survives, while a partition cutting it off is common — and a write
- *       it acknowledged alone would be lost when the partition heals.</li>
+ *       successor stopped answering is cut off, not alone, and serves
+ *       nothing while it tries to rejoin ({@link RingIsolation}).</li>
  * </ul>
  */
 final class RangeCustody {
@@ -55,7 +48,7 @@ final class RangeCustody {
      * Rounds a joiner keeps looking for a node that holds all of its range
      * before it serves with the copies its successors gave it (a ring too
      * large for one walk round it, or a holder that keeps timing out); also
-     * the rounds a cut-off node looks for the ring before it serves alone.
+     * {@link RingIsolation#PATIENCE}.
      */
     static final int FETCH_PATIENCE = 20;
 
@@ -82,13 +75,7 @@ final class RangeCustody {
      */
     private volatile boolean heldAll;
     private boolean fetching;
-    /** Whether this node was its own successor when last looked at (it starts so). */
-    private boolean alone = true;
-    /** Alone because every successor stopped answering, not because the ring is this node alone. */
-    private boolean cutOff;
-    private int cutOffRounds;
-    /** The successors this node last had, to rejoin through if it is cut off. */
-    private List<NodeRef> lastPeers = List.of();
+    private final RingIsolation isolation = new RingIsolation();
     private int wholeRangeMisses;
     /** A fetch under way when this node stalled: what it brings may be older than what others wrote since. */
     private boolean fetchOvertaken;
@@ -120,10 +107,10 @@ final class RangeCustody {
      */
     List<CustodyAction> roundStarted() {
         rounds++;
-        if (cutOff && lastPeers.size() < 2 && ++cutOffRounds >= FETCH_PATIENCE) {
-            cutOff = false;
+        int waited = isolation.roundStarted();
+        if (waited > 0) {
             heldAll = true;
-            return List.of(new CustodyAction.GaveUpOnRing(cutOffRounds));
+            return List.of(new CustodyAction.GaveUpOnRing(waited));
         }
         return List.of();
     }
@@ -135,12 +122,12 @@ final class RangeCustody {
      * dead is likelier, and the node must not stay a ring of one beside the real ring.
      */
     boolean shouldRejoin(boolean seedsKnown) {
-        return onItsOwn() && (seedsKnown || !lastPeers.isEmpty());
+        return onItsOwn() && (seedsKnown || !isolation.formerSuccessors().isEmpty());
     }
 
     /** The successors this node last had, to rejoin through first. */
     List<NodeRef> formerSuccessors() {
-        return lastPeers;
+        return isolation.formerSuccessors();
     }
 
     /** A maintenance round ended: catch up, and now and then re-push owned keys to the replicas. */
@@ -186,8 +173,7 @@ final class RangeCustody {
      */
     void memberLeft() {
         if (ring.successor().equals(ring.self())) {
-            alone = true;
-            lastPeers = List.of();
+            isolation.lastMemberLeft();
         }
     }
 
@@ -250,21 +236,13 @@ final class RangeCustody {
      */
     private List<CustodyAction> catchUp() {
         if (ring.successor().equals(ring.self())) {
-            List<CustodyAction> actions = List.of();
-            if (!alone) {
-                actions = List.of(new CustodyAction.CutOff());
-                cutOff = true;
-                cutOffRounds = 0;
-            }
-            alone = true;
-            if (!cutOff) {
+            List<CustodyAction> actions = isolation.noSuccessor() ? List.of(new CustodyAction.CutOff()) : List.of();
+            if (!isolation.cutOff()) {
                 heldAll = true;
             }
             return actions;
         }
-        alone = false;
-        cutOff = false;
-        lastPeers = firstSuccessors(ring.successorListLength());
+        isolation.inRing(firstSuccessors(ring.successorListLength()));
         Optional<NodeRef> pred = ring.predecessor();
         if (fetching || pred.isEmpty()) {
             return List.of();
@@ -325,7 +303,7 @@ final class RangeCustody {
         if (onItsOwn()) {
             // Alone only once catch-up has seen it so: a ring state that lost its last successor a moment
             // ago, before the custody heard of it, is cut off until shown otherwise.
-            return alone && !cutOff;
+            return isolation.servesAlone();
         }
         return servingOwnRange() && ring.owns(id);
     }
@@ -417,7 +395,7 @@ final class RangeCustody {
     /** What this node serves, for the log: a range, every key, or nothing. */
     String serving() {
         if (onItsOwn()) {
-            return cutOff ? "nothing (cut off)" : "every key (alone)";
+            return isolation.cutOff() ? "nothing (cut off)" : "every key (alone)";
         }
         return servingOwnRange()
                 ? "(" + abbreviated(servedFrom.get()) + ", " + abbreviated(ring.self().id()) + "]"
