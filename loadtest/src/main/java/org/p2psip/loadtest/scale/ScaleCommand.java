@@ -65,7 +65,7 @@ public final class ScaleCommand implements Callable<Integer> {
     int threads = DEFAULTS.threads();
 
     @Option(names = "--warmup", paramLabel = "SECONDS",
-            description = "Unmeasured load before each search, half of it at half --start-rate, half at --start-rate (0: none); on a fresh cluster, this much per node. Default: ${DEFAULT-VALUE}.")
+            description = "Unmeasured load before each search, in four equal rounds at an eighth, a quarter, half and all of --start-rate (0: none); on a fresh cluster, this much per node. Default: ${DEFAULT-VALUE}.")
     double warmupSeconds = DEFAULTS.warmup().toMillis() / 1000.0;
 
     @Option(names = "--start-rate", paramLabel = "N", description = "First rate of each search. Default: ${DEFAULT-VALUE}.")

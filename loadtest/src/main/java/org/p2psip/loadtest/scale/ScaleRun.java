@@ -38,6 +38,8 @@ public final class ScaleRun {
     /** The count budget of one search: far above what its time budget allows, so time is the binding limit. */
     private static final long SEARCH_COUNT_BUDGET = 10_000_000;
     private static final Duration WARMUP_DRAIN = Duration.ofSeconds(2);
+    /** Warm-up rounds, each at twice the rate of the one before, the last at the start rate. */
+    private static final int WARMUP_ROUNDS = 4;
 
     private final ScaleSettings settings;
     private final PrintWriter log;
@@ -249,18 +251,23 @@ public final class ScaleRun {
     }
 
     /**
-     * Two unmeasured rounds, at half the start rate and then at the start
-     * rate: a cold node (JIT not yet run, Hazelcast partitions still
-     * settling) should be warmed, not swamped, and the search's first step
-     * should not be the first time the cluster sees that pace. Returns a
-     * note on failures, empty when there were none.
+     * Unmeasured rounds that double up to the start rate, each a quarter of
+     * {@code warmup}: an eighth, a quarter, a half, then the start rate
+     * itself. A cold node (JIT not yet run, Hazelcast partitions still
+     * settling) should be warmed, not swamped — a fresh four-node kademlia
+     * cluster given half the start rate at once fell behind, and every
+     * REGISTER of the warm-up and of the search's first steps failed — and
+     * the search's first step should not be the first time the cluster sees
+     * that pace. Returns a note on failures, empty when there were none.
      */
     private String warmUp(LoadRun run, LoadSpec base, Duration warmup) {
         List<String> notes = new ArrayList<>();
-        for (double rate : new double[] {Math.max(1, settings.startRate() / 2), settings.startRate()}) {
-            long count = Math.max(1, Math.round(rate * warmup.toMillis() / 2000.0));
+        Duration round = warmup.dividedBy(WARMUP_ROUNDS);
+        for (int i = WARMUP_ROUNDS - 1; i >= 0; i--) {
+            double rate = Math.max(1, settings.startRate() / (1 << i));
+            long count = Math.max(1, Math.round(rate * round.toMillis() / 1000.0));
             LoadReport w = run.measure(base.withRate(rate).withCount(count)
-                    .withDuration(warmup.plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
+                    .withDuration(round.plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
             if (w.failed() > 0) {
                 // Worth knowing (a cold cluster dropping requests), but the search is what counts.
                 notes.add(String.format(Locale.ROOT, "warm-up at %.0f/s: %d of %d failed %s", rate, w.failed(),

@@ -18,7 +18,7 @@ import org.p2psip.loadtest.bench.Scenario;
  * @param out           where results go
  * @param replicas      copies of each registration the cluster keeps
  * @param threads       generator lanes
- * @param warmup        unmeasured load before each search, half at half the start rate and half at it, so the nodes' JIT has run
+ * @param warmup        unmeasured load before each search, in rounds doubling up to the start rate, so the nodes' JIT has run
  * @param startRate     first rate of each search
  * @param growth        factor between rising steps
  * @param precision     relative gap at which the search stops narrowing
