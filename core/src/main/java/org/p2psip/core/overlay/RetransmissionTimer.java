@@ -19,9 +19,9 @@ package org.p2psip.core.overlay;
  * network, but on a busy node an answer waits in queues for longer than
  * that, every request is sent twice or more, and the copies are the load
  * that keeps the queues long. A cold four-node kademlia cluster given 200
- * REGISTER/s went from p50 9 s (with a fixed 150 ms) to p50 0.1 s (with
- * the resend at 500 ms); this timer takes the short resend where round
- * trips are short and the long one where they are not.
+ * REGISTER/s went from p50 3–9 s (with a fixed 150 ms) to p50 0.1 s (with
+ * the resend at 500 ms, and with this timer); it keeps the short resend
+ * where round trips are short and takes the long one where they are not.
  *
  * <p>Pure state, times in nanoseconds as arguments; thread-safe, since
  * requests start on their callers' threads and answers arrive on the
