@@ -13,6 +13,26 @@ public interface StepListener {
     /** Step {@code index} has finished and been judged. */
     void finished(int index, LoadReport report, boolean held);
 
+    /** Tells each of {@code listeners}, in order. */
+    static StepListener all(StepListener... listeners) {
+        StepListener[] copy = listeners.clone();
+        return new StepListener() {
+            @Override
+            public void starting(int index, double rate) {
+                for (StepListener l : copy) {
+                    l.starting(index, rate);
+                }
+            }
+
+            @Override
+            public void finished(int index, LoadReport report, boolean held) {
+                for (StepListener l : copy) {
+                    l.finished(index, report, held);
+                }
+            }
+        };
+    }
+
     /** Listens to nothing. */
     StepListener NONE = new StepListener() {
         @Override

@@ -156,6 +156,29 @@ final class ClusterProcess implements AutoCloseable {
         return secret;
     }
 
+    /**
+     * CPU time used so far: by the node JVMs (the cluster's child
+     * processes), by the balancer (the cluster process itself) and by this
+     * JVM, which generates the load. Empty when the operating system does
+     * not say for one of them.
+     */
+    Optional<CpuCost.Sample> cpu() {
+        Optional<Duration> balancerCpu = process.toHandle().info().totalCpuDuration();
+        Optional<Duration> generatorCpu = ProcessHandle.current().info().totalCpuDuration();
+        if (balancerCpu.isEmpty() || generatorCpu.isEmpty()) {
+            return Optional.empty();
+        }
+        Duration nodesCpu = Duration.ZERO;
+        for (ProcessHandle node : process.children().toList()) {
+            Optional<Duration> d = node.info().totalCpuDuration();
+            if (d.isEmpty()) {
+                return Optional.empty();
+            }
+            nodesCpu = nodesCpu.plus(d.get());
+        }
+        return Optional.of(new CpuCost.Sample(nodesCpu, balancerCpu.get(), generatorCpu.get()));
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

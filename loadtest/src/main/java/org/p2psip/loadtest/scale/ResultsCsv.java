@@ -13,7 +13,8 @@ public final class ResultsCsv {
     public static final List<String> COLUMNS = List.of("dht", "auth", "nodes", "scenario", "status", "max_rate",
             "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
             "sipp_rate", "sipp_achieved", "sipp_agree", "failed", "dht_operations", "dht_errors", "dht_p50_ms",
-            "dht_p99_ms", "note");
+            "dht_p99_ms", "nodes_cpu_ms_per_1000", "balancer_cpu_ms_per_1000", "generator_cpu_ms_per_1000",
+            "projected_rate", "note");
 
     private ResultsCsv() {
     }
@@ -35,6 +36,10 @@ public final class ResultsCsv {
                     c.dhtOperations().map(d -> Long.toString(d.errors())).orElse(""),
                     c.dhtOperations().map(d -> number(d.p50Millis(), 3)).orElse(""),
                     c.dhtOperations().map(d -> number(d.p99Millis(), 3)).orElse(""),
+                    c.cpu().map(p -> number(p.nodesMillis(), 1)).orElse(""),
+                    c.cpu().map(p -> number(p.balancerMillis(), 1)).orElse(""),
+                    c.cpu().map(p -> number(p.generatorMillis(), 1)).orElse(""),
+                    c.cpu().map(p -> number(p.projectedRate(c.nodes(), results.cores()), 0)).orElse(""),
                     c.note());
             b.append(String.join(",", row.stream().map(ResultsCsv::field).toList())).append("\r\n");
         }

@@ -44,14 +44,14 @@ public final class ResultsJson {
         b.append("  \"cells\": [");
         List<ScaleCell> cells = r.cells();
         for (int i = 0; i < cells.size(); i++) {
-            b.append(i == 0 ? "\n" : ",\n").append("    ").append(cell(cells.get(i)));
+            b.append(i == 0 ? "\n" : ",\n").append("    ").append(cell(cells.get(i), r.cores()));
         }
         b.append(cells.isEmpty() ? "]\n" : "\n  ]\n");
         b.append("}\n");
         return b.toString();
     }
 
-    static String cell(ScaleCell c) {
+    static String cell(ScaleCell c, int cores) {
         StringBuilder b = new StringBuilder(400);
         b.append("{\"dht\": ").append(string(c.dht()))
                 .append(", \"auth\": ").append(string(c.auth()))
@@ -78,6 +78,17 @@ public final class ResultsJson {
                     .append(", \"p50_ms\": ").append(number(d.p50Millis()))
                     .append(", \"p99_ms\": ").append(number(d.p99Millis())).append('}');
         }
+        b.append(", \"cpu_ms_per_1000\": ");
+        if (c.cpu().isEmpty()) {
+            b.append("null");
+        } else {
+            CpuCost p = c.cpu().get();
+            b.append("{\"nodes\": ").append(number(p.nodesMillis()))
+                    .append(", \"balancer\": ").append(number(p.balancerMillis()))
+                    .append(", \"generator\": ").append(number(p.generatorMillis())).append('}');
+        }
+        b.append(", \"projected_rate\": ")
+                .append(c.cpu().map(p -> number(p.projectedRate(c.nodes(), cores))).orElse("null"));
         b.append(", \"note\": ").append(string(c.note()))
                 .append(", \"sipp\": ");
         if (c.sipp().isEmpty()) {

@@ -32,6 +32,7 @@ public final class ResultsTable {
             b.append(table(r, scenario)).append('\n');
         }
         b.append(latencyTable(r)).append('\n');
+        b.append(costTable(r)).append('\n');
         List<String> notes = notes(r);
         if (!notes.isEmpty()) {
             b.append("Notes:\n\n");
@@ -80,6 +81,36 @@ public final class ResultsTable {
             b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %,d | %.2f | %.2f | %.2f | %s |\n",
                     c.scenario(), c.row(), c.nodes(), grouped(c.maxRate()), c.failed(), c.p50Millis(), c.p90Millis(),
                     c.p99Millis(), dht));
+        }
+        return b.toString();
+    }
+
+    /**
+     * CPU per 1,000 requests at each cell's max rate, by part, beside the
+     * measured rate, and the projection the node figure gives for one node
+     * per dedicated host (labelled as such: it is arithmetic, not a run).
+     */
+    public static String costTable(ScaleResults r) {
+        StringBuilder b = new StringBuilder();
+        b.append("### CPU cost at the max rate — ms per 1,000 flows\n\n");
+        b.append(String.format(Locale.ROOT, "Measured: the CPU time every node process together, the balancer and "
+                + "the generator used in the step at the max rate (from /proc), per 1,000 flows sent (REGISTERs; "
+                + "call attempts in the call scenario). "
+                + "Projected: the rate those nodes would carry with one node per dedicated host of %d cores, if a "
+                + "flow cost the nodes what it cost here and the balancer and network kept up — arithmetic "
+                + "from the node figure, not a measurement.\n\n", r.cores()));
+        b.append("| scenario | backend | nodes | measured rate/s | nodes CPU | balancer CPU | generator CPU "
+                + "| projected rate/s |\n");
+        b.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (ScaleCell c : r.cells()) {
+            if (!c.measured()) {
+                continue;
+            }
+            String cost = c.cpu().map(p -> String.format(Locale.ROOT, "%,.0f | %,.0f | %,.0f | %s", p.nodesMillis(),
+                    p.balancerMillis(), p.generatorMillis(), grouped(p.projectedRate(c.nodes(), r.cores()))))
+                    .orElse("— | — | — | —");
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s |\n", c.scenario(), c.row(), c.nodes(),
+                    grouped(c.maxRate()), cost));
         }
         return b.toString();
     }

@@ -26,11 +26,13 @@ import java.util.Optional;
  * @param sipp         the SIPp cross-check, when one ran
  * @param failed       requests that failed in the step at the max rate (the search lets 0.1 % fail)
  * @param dhtOperations the nodes' DHT operations in that step, when their {@code --metrics} could be read
+ * @param cpu          what that step cost in CPU, when the processes' times could be read
  */
 public record ScaleCell(String dht, String auth, int nodes, String scenario, Status status, String note, double maxRate,
                         double achievedRate, double successRatio, double p50Millis, double p90Millis,
                         double p99Millis, int steps, String stoppedBy, double loadAverage,
-                        Optional<SippCheck> sipp, long failed, Optional<DhtOperations> dhtOperations) {
+                        Optional<SippCheck> sipp, long failed, Optional<DhtOperations> dhtOperations,
+                        Optional<CpuCost> cpu) {
 
     /** How a cell ended. */
     public enum Status {
@@ -56,6 +58,7 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
         stoppedBy = stoppedBy == null ? "" : stoppedBy;
         sipp = sipp == null ? Optional.empty() : sipp;
         dhtOperations = dhtOperations == null ? Optional.empty() : dhtOperations;
+        cpu = cpu == null ? Optional.empty() : cpu;
         if (failed < 0) {
             throw new IllegalArgumentException("failed " + failed);
         }
@@ -78,20 +81,20 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
     /** A cell not run, and why. */
     public static ScaleCell skipped(String dht, String auth, int nodes, String scenario, String why) {
         return new ScaleCell(dht, auth, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
-                Optional.empty(), 0, Optional.empty());
+                Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** A cell whose cluster or run failed. */
     public static ScaleCell failed(String dht, String auth, int nodes, String scenario, String why,
                                    double loadAverage) {
         return new ScaleCell(dht, auth, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
-                Optional.empty(), 0, Optional.empty());
+                Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** This cell with a SIPp cross-check attached. */
     public ScaleCell withSipp(SippCheck check) {
         return new ScaleCell(dht, auth, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
-                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations);
+                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations, cpu);
     }
 
     /** Whether the cell has a measured rate to draw. */

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -16,8 +18,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * The scale benchmark's PNG charts, drawn with XChart: per scenario, the
  * max rate against node count with one line per backend (the paper's
- * Figures 5–10 as one picture), and the latency percentiles at each cell's
- * max rate.
+ * Figures 5–10 as one picture), the latency percentiles at each cell's
+ * max rate, and what that rate cost in CPU per 1,000 flows, by part.
  */
 public final class ScaleCharts {
 
@@ -27,7 +29,7 @@ public final class ScaleCharts {
     private ScaleCharts() {
     }
 
-    /** Writes {@code rate-SCENARIO.png} and {@code latency-SCENARIO.png} per scenario; returns the files. */
+    /** Writes {@code rate-}, {@code latency-} and {@code cost-SCENARIO.png} per scenario; returns the files. */
     public static List<Path> write(ScaleResults r, Path dir) throws IOException {
         // Drawing needs no display; without this a JVM on a desktop-less machine may try to find one.
         System.setProperty("java.awt.headless", "true");
@@ -40,6 +42,12 @@ public final class ScaleCharts {
             if (latency != null) {
                 Path file = dir.resolve("latency-" + scenario + ".png");
                 BitmapEncoder.saveBitmap(latency, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+                files.add(file);
+            }
+            CategoryChart cost = costChart(r, scenario);
+            if (cost != null) {
+                Path file = dir.resolve("cost-" + scenario + ".png");
+                BitmapEncoder.saveBitmap(cost, file.toString(), BitmapEncoder.BitmapFormat.PNG);
                 files.add(file);
             }
         }
@@ -78,31 +86,48 @@ public final class ScaleCharts {
 
     /** p50, p90 and p99 bars per measured backend/node-count; null when no cell was measured. */
     static CategoryChart latencyChart(ScaleResults r, String scenario) {
+        return bars(r, scenario, scenario + ": latency at the max rate", "ms", List.of("p50", "p90", "p99"),
+                c -> Optional.of(List.of(c.p50Millis(), c.p90Millis(), c.p99Millis())));
+    }
+
+    /** Nodes, balancer and generator CPU per 1,000 flows at each measured cell's max rate; null when none has it. */
+    static CategoryChart costChart(ScaleResults r, String scenario) {
+        return bars(r, scenario, scenario + ": CPU per 1,000 flows at the max rate", "CPU ms",
+                List.of("nodes", "balancer", "generator"),
+                c -> c.cpu().map(p -> List.of(p.nodesMillis(), p.balancerMillis(), p.generatorMillis())));
+    }
+
+    /**
+     * A group of bars per measured backend/node-count, one bar per name in
+     * {@code series}, heights from {@code values}; null when no measured
+     * cell has values.
+     */
+    private static CategoryChart bars(ScaleResults r, String scenario, String title, String yAxis,
+                                      List<String> series, Function<ScaleCell, Optional<List<Double>>> values) {
         List<String> labels = new ArrayList<>();
-        List<Double> p50 = new ArrayList<>();
-        List<Double> p90 = new ArrayList<>();
-        List<Double> p99 = new ArrayList<>();
+        List<List<Double>> heights = new ArrayList<>();
+        series.forEach(s -> heights.add(new ArrayList<>()));
         for (String dht : r.rows()) {
             for (int n : r.nodeCounts()) {
-                r.cell(dht, n, scenario).filter(ScaleCell::measured).ifPresent(c -> {
+                r.cell(dht, n, scenario).filter(ScaleCell::measured).flatMap(values).ifPresent(v -> {
                     labels.add(dht + " x" + n);
-                    p50.add(c.p50Millis());
-                    p90.add(c.p90Millis());
-                    p99.add(c.p99Millis());
+                    for (int i = 0; i < series.size(); i++) {
+                        heights.get(i).add(v.get(i));
+                    }
                 });
             }
         }
         if (labels.isEmpty()) {
             return null;
         }
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
-                .title(scenario + ": latency at the max rate").xAxisTitle("backend x nodes").yAxisTitle("ms").build();
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+                .xAxisTitle("backend x nodes").yAxisTitle(yAxis).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setYAxisMin(0.0);
-        chart.addSeries("p50", labels, p50);
-        chart.addSeries("p90", labels, p90);
-        chart.addSeries("p99", labels, p99);
+        for (int i = 0; i < series.size(); i++) {
+            chart.addSeries(series.get(i), labels, heights.get(i));
+        }
         return chart;
     }
 }

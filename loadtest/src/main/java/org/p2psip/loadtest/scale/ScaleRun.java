@@ -25,6 +25,7 @@ import org.p2psip.loadtest.bench.MaxRateSearch;
 import org.p2psip.loadtest.bench.Progress;
 import org.p2psip.loadtest.bench.RateSearchSpec;
 import org.p2psip.loadtest.bench.Scenario;
+import org.p2psip.loadtest.bench.StepListener;
 
 /**
  * The scale benchmark: for each backend and node count, a cluster with
@@ -217,8 +218,10 @@ public final class ScaleRun {
                 return ScaleCell.failed(dht, auth, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
                         load);
             }
-            DhtStepMeter dhtMeter = new DhtStepMeter(new NodeMetricsScrape(cluster.metrics()));
-            MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE, dhtMeter);
+            StepMeter<DhtLatencyHistogram, DhtOperations> dhtMeter =
+                    StepMeter.dhtOperations(new NodeMetricsScrape(cluster.metrics()));
+            StepMeter<CpuCost.Sample, CpuCost> cpuMeter = StepMeter.cpu(cluster::cpu);
+            MaxRateReport m = run.searchMaxRate(base, search, Progress.NONE, StepListener.all(dhtMeter, cpuMeter));
             say("%s x%d %s: %s", row, nodes, scenario.label(), m.summary());
             LoadReport best = m.best();
             if (best == null) {
@@ -227,7 +230,7 @@ public final class ScaleRun {
                         .reduce((a, b) -> a + "; " + b).orElse("no step ran");
                 return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK,
                         join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
-                        load, Optional.empty(), 0, Optional.empty());
+                        load, Optional.empty(), 0, Optional.empty(), Optional.empty());
             }
             String limit = limitNote(m);
             if (!limit.isEmpty()) {
@@ -242,7 +245,8 @@ public final class ScaleRun {
             Optional<DhtOperations> dhtOps = dhtMeter.of(bestStep);
             return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
                     best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
-                    m.steps().size(), m.stoppedBy(), load, Optional.empty(), best.failed(), dhtOps);
+                    m.steps().size(), m.stoppedBy(), load, Optional.empty(), best.failed(), dhtOps,
+                    cpuMeter.of(bestStep));
         } catch (RuntimeException e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage();
             say("%s x%d %s: failed: %s", row, nodes, scenario.label(), why);

@@ -22,14 +22,14 @@ class ResultsWritersTest {
 
     private static ScaleCell ok(String dht, String auth, int nodes, String scenario, double rate) {
         return new ScaleCell(dht, auth, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
-                6, "converged", 3.5, Optional.empty(), 0, Optional.empty());
+                6, "converged", 3.5, Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** A multi-node cell whose nodes' DHT operations were read: 3 of 30,000 failed. */
     private static ScaleCell withDht(String dht, int nodes, String scenario, double rate) {
         return new ScaleCell(dht, ScaleCell.AUTH_REQUIRED, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99,
                 0.9999, 1.5, 4.25, 20.125, 6, "converged", 3.5, Optional.empty(), 2,
-                Optional.of(new DhtOperations(30_000, 3, 0.75, 12.5)));
+                Optional.of(new DhtOperations(30_000, 3, 0.75, 12.5)), Optional.of(new CpuCost(1_500, 250, 400)));
     }
 
     private static ScaleResults sample() {
@@ -56,12 +56,14 @@ class ResultsWritersTest {
         rows.forEach(r -> assertEquals(ResultsCsv.COLUMNS.size(), r.size(), r.toString()));
         List<String> first = rows.get(1);
         assertEquals(List.of("local", "required", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500", "4.250",
-                "20.125", "6", "converged", "3.50", "8000", "7600.0", "true", "0", "", "", "", "", ""), first);
+                "20.125", "6", "converged", "3.50", "8000", "7600.0", "true", "0", "", "", "", "", "", "", "", "", ""), first);
         assertEquals(List.of("2", "30000", "3", "0.750", "12.500"), rows.get(7).subList(17, 22),
                 "failed requests, then the nodes' DHT operations");
+        assertEquals(List.of("1500.0", "250.0", "400.0", "2667"), rows.get(7).subList(22, 26),
+                "CPU per 1,000 requests: nodes, balancer, generator; then 2 nodes x 2 cores projected");
         List<String> failed = rows.get(8);
         assertEquals("failed", failed.get(4));
-        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(22));
+        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(26));
         assertEquals("", rows.get(3).get(14), "no SIPp figures for a cell without a cross-check");
         assertEquals("none", rows.get(9).get(1));
     }
@@ -88,6 +90,11 @@ class ResultsWritersTest {
         assertEquals(Map.of("count", 30000.0, "errors", 3.0, "p50_ms", 0.75, "p99_ms", 12.5),
                 cells.get(6).get("dht_operations"));
         assertEquals(2.0, cells.get(6).get("failed"));
+        assertEquals(Map.of("nodes", 1500.0, "balancer", 250.0, "generator", 400.0),
+                cells.get(6).get("cpu_ms_per_1000"));
+        assertEquals(2 * 2 * 1_000_000.0 / 1500, (Double) cells.get(6).get("projected_rate"), 1e-3);
+        assertNull(first.get("cpu_ms_per_1000"), "no CPU times read");
+        assertNull(first.get("projected_rate"));
         assertNull(cells.get(2).get("load_average"), "unknown load average is null, not -1");
         assertEquals("node 2 said \"port busy\", then\nexited", cells.get(7).get("note"));
         @SuppressWarnings("unchecked")
@@ -126,6 +133,10 @@ class ResultsWritersTest {
         assertTrue(md.contains("| register | hazelcast | 2 | 3,000 | 2 | 1.50 | 4.25 | 20.13 | 30,000 | 3 | 0.75 | 12.50 |"),
                 md);
         assertFalse(md.contains("| call | hazelcast | 2 |"), "a failed cell has no latency row");
+        assertTrue(md.contains("| register | hazelcast | 2 | 3,000 | 1,500 | 250 | 400 | 2,667 |"), md);
+        assertTrue(md.contains("| register | local | 1 | 8,000 | — | — | — | — |\n"),
+                "a cell without CPU times shows dashes: " + md);
+        assertTrue(md.contains("not a measurement"), "the projection says what it is");
         assertTrue(md.contains("- local x1 register: SIPp cross-check at 8,000/s: SIPp 7600.0/s (32000 ok, 0 failed), "
                 + "ours 7920.0/s, -4.0 % — agree within 10 %"), md);
         assertTrue(md.contains("- local x2 call: one node only"), md);
@@ -134,7 +145,7 @@ class ResultsWritersTest {
     @Test
     void aCellWhereNoStepHeldSaysSo() {
         ScaleCell none = new ScaleCell("chord", ScaleCell.AUTH_REQUIRED, 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
-                1, Optional.empty(), 0, Optional.empty());
+                1, Optional.empty(), 0, Optional.empty(), Optional.empty());
         assertEquals("none held", ResultsTable.cellText(Optional.of(none), Optional.empty()));
         assertFalse(none.measured());
     }

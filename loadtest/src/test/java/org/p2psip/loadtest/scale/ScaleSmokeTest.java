@@ -77,6 +77,12 @@ class ScaleSmokeTest {
             Map<String, Object> dhtOps = (Map<String, Object>) measured.get("dht_operations");
             assertNotNull(dhtOps, "the nodes' DHT operations in the max-rate step, from their --metrics: " + log);
             assertTrue((Double) dhtOps.get("count") >= rate * 0.5, "a REGISTER reads and writes: " + dhtOps);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> cpu = (Map<String, Object>) measured.get("cpu_ms_per_1000");
+            assertNotNull(cpu, "the processes' CPU in the max-rate step, from /proc: " + log);
+            assertTrue((Double) cpu.get("nodes") > 0, "the node did work: " + cpu);
+            assertTrue((Double) cpu.get("generator") > 0, "so did the generator: " + cpu);
+            assertTrue((Double) measured.get("projected_rate") > 0, "and the projection follows: " + measured);
         }
 
         String md = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
@@ -88,6 +94,7 @@ class ScaleSmokeTest {
         assertPng(out.resolve("rate-register.png"));
         if (rate > 0) {
             assertPng(out.resolve("latency-register.png"));
+            assertPng(out.resolve("cost-register.png"));
         }
         assertTrue(Files.size(out.resolve("cluster-local-required-1.log")) > 0, "the cluster's output is kept");
 
