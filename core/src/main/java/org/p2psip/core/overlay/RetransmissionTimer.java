@@ -70,7 +70,8 @@ public final class RetransmissionTimer {
 
     /** A request went unanswered for the timeout and is resent: back off. */
     public synchronized void expired() {
-        timeout = clamp(timeout > ceilingNanos / 2 ? ceilingNanos : 2 * timeout);
+        // The timeout never exceeds the ceiling, so doubling it cannot overflow.
+        timeout = clamp(2 * timeout);
     }
 
     private long clamp(long nanos) {
