@@ -213,7 +213,11 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
     }
 
     private RetransmissionTimer timerFor(InetSocketAddress peer) {
-        if (timers.size() >= MAX_TIMED_PEERS && !timers.containsKey(peer)) {
+        RetransmissionTimer known = timers.get(peer);
+        if (known != null) {
+            return known;
+        }
+        if (timers.size() >= MAX_TIMED_PEERS) {
             timers.clear();
         }
         long floor = retryEvery.toNanos();
