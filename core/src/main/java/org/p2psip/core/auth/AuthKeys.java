@@ -10,6 +10,10 @@ import org.p2psip.core.location.AddressOfRecord;
  * holds a {@code #}. Every key made here has a {@code #} after its last
  * {@code @}, so no AOR, however its user part is escaped, can read or
  * overwrite a credential, a nonce count or the user index.
+ *
+ * <p>An AOR's trust data shares the AOR's placement group (the text before
+ * the first {@code #}, {@link org.p2psip.core.dht.KeyPlacement}), so it lives
+ * on the node that owns the AOR's bindings.
  */
 public final class AuthKeys {
 
@@ -35,6 +39,7 @@ public final class AuthKeys {
     }
 
     public static String indexShard(int shard) {
-        return "users#" + shard;
+        // The shard number goes before the '#', in the placement group, so the shards spread over the nodes.
+        return "users" + shard + "#index";
     }
 }

@@ -49,6 +49,17 @@ public interface Dht extends AutoCloseable {
     CompletableFuture<Placement> placement(String key);
 
     /**
+     * The {@linkplain KeyPlacement#point points} this node owns now, as its
+     * own view of the overlay has it: the keys whose operations it starts
+     * without handing them to another node first. A snapshot at most a
+     * maintenance round old; cheap, and never blocks. Empty when the backend
+     * cannot tell; the balancer then places requests by Call-ID.
+     */
+    default Optional<KeyRangeSet> ownedRanges() {
+        return Optional.empty();
+    }
+
+    /**
      * How many values this node holds now, owned and replicated, live or not
      * yet purged; -1 if the backend cannot tell. Cheap enough to ask per
      * request: the registrar refuses new registrations past its cap by it.

@@ -9,6 +9,8 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyPlacement;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -21,6 +23,11 @@ import org.p2psip.core.dht.VersionedValue;
  * (a conditional write that completed {@code false}) or {@link DhtOutcome#ERROR}
  * (completed exceptionally, or threw). The synchronous calls pass straight
  * through untimed.
+ *
+ * <p>It also counts each get, put and remove by whether this node owned
+ * the key when the call was made ({@link KeyOwnership}, from the backend's
+ * {@link Dht#ownedRanges}): with owner routing in front, nearly all should
+ * be local.
  *
  * <p>Otherwise it is transparent: the caller's future completes with the
  * backend's own value or exception, unwrapped. It is a future of its own,
@@ -59,23 +66,31 @@ public final class TimedDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
+        countOwnership(key);
         return timed(DhtOperation.GET, () -> delegate.get(key), v -> DhtOutcome.OK);
     }
 
     @Override
     public CompletableFuture<Boolean> putIfVersion(String key, long expectedVersion, byte[] value, Instant expiresAt) {
+        countOwnership(key);
         return timed(DhtOperation.PUT, () -> delegate.putIfVersion(key, expectedVersion, value, expiresAt),
                 TimedDht::conditional);
     }
 
     @Override
     public CompletableFuture<Boolean> removeIfVersion(String key, long expectedVersion) {
+        countOwnership(key);
         return timed(DhtOperation.REMOVE, () -> delegate.removeIfVersion(key, expectedVersion), TimedDht::conditional);
     }
 
     @Override
     public CompletableFuture<Placement> placement(String key) {
         return timed(DhtOperation.PLACEMENT, () -> delegate.placement(key), v -> DhtOutcome.OK);
+    }
+
+    @Override
+    public Optional<KeyRangeSet> ownedRanges() {
+        return delegate.ownedRanges();
     }
 
     @Override
@@ -114,6 +129,12 @@ public final class TimedDht implements Dht {
             }
         });
         return result;
+    }
+
+    private void countOwnership(String key) {
+        Optional<KeyRangeSet> owned = delegate.ownedRanges();
+        latencies.countKey(owned.isEmpty() ? KeyOwnership.UNKNOWN
+                : owned.get().contains(KeyPlacement.point(key)) ? KeyOwnership.LOCAL : KeyOwnership.REMOTE);
     }
 
     /** True is a write, false a lost compare-and-set; null is no answer the SPI allows. */

@@ -285,6 +285,49 @@ public abstract class DhtContractTest {
         }
     }
 
+    /**
+     * Whether no two nodes claim one key at once when the overlay is settled;
+     * false where every handle shares one store.
+     */
+    protected boolean ownershipIsExclusive() {
+        return true;
+    }
+
+    @Test
+    void ownedRangesClaimEveryKeyAndThePlacementOwnerClaimsIt() {
+        List<String> keys = new ArrayList<>();
+        for (int k = 0; k < 30; k++) {
+            keys.add(uniqueKey());
+        }
+        Eventually.until(() -> keys.stream().allMatch(this::claimedByItsOwnerAlone), Duration.ofSeconds(30),
+                () -> "every key claimed by the node placement names, and only by it: " + claims(keys));
+    }
+
+    @Test
+    void keysOfOneGroupShareTheirOwner() {
+        for (int k = 0; k < 10; k++) {
+            String aor = "user" + k + "-" + UUID.randomUUID() + "@example.com";
+            String owner = await(first().placement(aor)).owner().id();
+            assertEquals(owner, await(last().placement(aor + "#cred")).owner().id(), aor);
+            assertEquals(owner, await(first().placement(aor + "#nc#x")).owner().id(), aor);
+        }
+    }
+
+    private boolean claimedByItsOwnerAlone(String key) {
+        String owner = await(first().placement(key)).owner().id();
+        long point = KeyPlacement.point(key);
+        List<String> claimants = cluster.nodes().stream()
+                .filter(n -> n.ownedRanges().map(r -> r.contains(point)).orElse(false))
+                .map(n -> n.self().id()).toList();
+        return claimants.contains(owner) && (!ownershipIsExclusive() || claimants.size() == 1);
+    }
+
+    private String claims(List<String> keys) {
+        return cluster.nodes().stream().map(n -> n.self().id() + " owns " + n.ownedRanges().map(KeyRangeSet::format)
+                .orElse("?")).collect(Collectors.joining("; ")) + "; first key " + keys.get(0) + " at "
+                + Long.toHexString(KeyPlacement.point(keys.get(0)));
+    }
+
     @Test
     void callsOnAClosedNodeFailInsteadOfHanging() {
         Dht node = last();

@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtException;
+import org.p2psip.core.dht.KeyPlacement;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -30,6 +32,7 @@ class TimedDhtTest {
     private static final class PendingDht implements Dht {
         final Deque<CompletableFuture<?>> pending = new ArrayDeque<>();
         boolean closed;
+        Optional<KeyRangeSet> owned = Optional.empty();
 
         private <T> CompletableFuture<T> next() {
             CompletableFuture<T> f = new CompletableFuture<>();
@@ -68,6 +71,11 @@ class TimedDhtTest {
                 throw new IllegalStateException("closed");
             }
             return next();
+        }
+
+        @Override
+        public Optional<KeyRangeSet> ownedRanges() {
+            return owned;
         }
 
         @Override
@@ -208,5 +216,22 @@ class TimedDhtTest {
                 "remove/conflict", "remove/error", "placement/ok", "placement/error"), labels);
         assertThrows(IllegalArgumentException.class,
                 () -> latencies.record(DhtOperation.GET, DhtOutcome.CONFLICT, 1));
+    }
+
+    @Test
+    void keyOperationsAreCountedByWhetherTheNodeOwnedTheKey() {
+        dht.get("a@x");
+        assertEquals(1, latencies.keyOwnership().get(KeyOwnership.UNKNOWN), "no ranges: cannot tell");
+
+        long point = KeyPlacement.point("a@x");
+        backend.owned = Optional.of(KeyRangeSet.arc(point - 1, point));
+        dht.get("a@x");
+        dht.putIfVersion("a@x#cred", Dht.ABSENT, new byte[] {1}, Instant.EPOCH);
+        dht.removeIfVersion("b@y", 3);
+        dht.placement("b@y");
+
+        assertEquals(2, latencies.keyOwnership().get(KeyOwnership.LOCAL), "the key and one of its group");
+        assertEquals(1, latencies.keyOwnership().get(KeyOwnership.REMOTE));
+        assertEquals(1, latencies.keyOwnership().get(KeyOwnership.UNKNOWN), "placement is no key operation");
     }
 }

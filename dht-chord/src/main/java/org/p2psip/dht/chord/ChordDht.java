@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -62,6 +63,8 @@ public final class ChordDht implements Dht {
     private KeyRouter router;
     private List<HostPort> bootstrap = List.of();
     private boolean roundRunning;
+    /** What this node answers for as owner, as of its last round: read by any thread. */
+    private volatile KeyRangeSet owned = KeyRangeSet.NONE;
 
     ChordDht(NodeRef self, OverlayRuntime runtime, int replicas, ChordOptions options) {
         this.runtime = runtime;
@@ -136,6 +139,7 @@ public final class ChordDht implements Dht {
                 + " caught up again", selfPeer.id());
         state.forgetConfirmations();
         custody.stalled();
+        publishOwnership();
     }
 
     /** One maintenance round; never two at once, so a slow peer delays rounds instead of piling them up. */
@@ -146,6 +150,7 @@ public final class ChordDht implements Dht {
         roundRunning = true;
         store.purgeExpired(runtime.clock().instant());
         mover.perform(custody.roundStarted());
+        publishOwnership();
         CompletableFuture<Void> rejoin = CompletableFuture.completedFuture(null);
         if (custody.shouldRejoin(!bootstrap.isEmpty())) {
             // Alone although told of other members: join again, through the successors it had first.
@@ -164,7 +169,13 @@ public final class ChordDht implements Dht {
                         LOG.debug("maintenance round failed: {}", e.toString());
                     }
                     mover.perform(custody.roundEnded());
+                    publishOwnership();
                 }, owner.executor());
+    }
+
+    /** On the owner thread: the custody's answer, for {@link #ownedRanges} on any thread. */
+    private void publishOwnership() {
+        owned = custody.servedPoints();
     }
 
     // ---- the SPI -------------------------------------------------------------------------------
@@ -207,6 +218,12 @@ public final class ChordDht implements Dht {
     @Override
     public CompletableFuture<Placement> placement(String key) {
         return router.placement(key);
+    }
+
+    /** The range this node served at the start or end of its last maintenance round. */
+    @Override
+    public Optional<KeyRangeSet> ownedRanges() {
+        return Optional.of(owned);
     }
 
     // ---- introspection -------------------------------------------------------------------------

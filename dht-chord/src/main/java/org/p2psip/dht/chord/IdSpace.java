@@ -1,9 +1,8 @@
 package org.p2psip.dht.chord;
 
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+
+import org.p2psip.core.dht.KeyPlacement;
 
 /**
  * The Chord identifier circle of {@code 2^bits} points, with the interval
@@ -29,14 +28,24 @@ public record IdSpace(int bits) {
         return BigInteger.ONE.shiftLeft(bits);
     }
 
-    /** The point of {@code key}: SHA-1 of its UTF-8 bytes, reduced to this space. */
+    /**
+     * The point of {@code key}: SHA-1 of its placement group
+     * ({@link KeyPlacement#digest}: the text before its first {@code #}, so
+     * an AOR's keys share one owner), reduced to this space. Overlay
+     * addresses, which hold no {@code #}, are hashed whole.
+     */
     public BigInteger idOf(String key) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(key.getBytes(StandardCharsets.UTF_8));
-            return new BigInteger(1, digest).mod(size());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK lacks SHA-1", e);
-        }
+        byte[] digest = KeyPlacement.digest(key);
+        return new BigInteger(1, digest).mod(size());
+    }
+
+    /**
+     * Where {@code id} falls among {@link KeyPlacement#point points}: its top
+     * 64 bits. In the SHA-1 space a key's id and its point agree, so a range
+     * of ids maps onto the range of its keys' points.
+     */
+    public long pointOf(BigInteger id) {
+        return bits >= 64 ? id.shiftRight(bits - 64).longValue() : id.shiftLeft(64 - bits).longValue();
     }
 
     public BigInteger normalize(BigInteger id) {

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.p2psip.core.dht.KeyRangeSet;
+
 /**
  * Which keys one node answers for and which it holds whole, and what each
  * ring change or maintenance round makes it do about them: pure state and
@@ -385,6 +387,20 @@ final class RangeCustody {
      */
     private boolean confirmedBothWays() {
         return ring.predecessorConfirmed() && ring.successorConfirmed();
+    }
+
+    /**
+     * The keys this node answers for as owner now, as points: every key when
+     * it serves alone, {@code (predecessor, self]} when it serves its range,
+     * else none ({@link #serves}'s rule, for the balancer).
+     */
+    KeyRangeSet servedPoints() {
+        if (onItsOwn()) {
+            return isolation.servesAlone() ? KeyRangeSet.ALL : KeyRangeSet.NONE;
+        }
+        return servingOwnRange()
+                ? KeyRangeSet.arc(space.pointOf(servedFrom.get()), space.pointOf(ring.self().id()))
+                : KeyRangeSet.NONE;
     }
 
     /** The lower end of the range caught up on, if any. */

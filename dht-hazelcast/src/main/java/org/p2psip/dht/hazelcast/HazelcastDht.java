@@ -31,6 +31,8 @@ import com.hazelcast.partition.Partition;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtException;
+import org.p2psip.core.dht.KeyPlacement;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -76,10 +78,16 @@ public final class HazelcastDht implements Dht {
     private static final int OWNER_WAIT_ATTEMPTS = 20;
     private static final long OWNER_WAIT_MILLIS = 50;
     static final String MAP_NAME = "p2psip-dht";
+    private static final long OWNED_MAX_AGE_MILLIS = 500;
+
+    private record OwnedSlices(KeyRangeSet slices, long atNanos) {
+    }
+
     static final String VERSIONS_NAME = "p2psip-dht-versions";
 
     private final HazelcastInstance hazelcast;
-    private final IMap<String, StoredValue> map;
+    private final IMap<PlacedKey, StoredValue> map;
+    private final PartitionSegments segments;
     private final FlakeIdGenerator versions;
     private final Clock clock;
     private final Peer self;
@@ -88,6 +96,7 @@ public final class HazelcastDht implements Dht {
     private final int backupCount;
     private final ExecutorService callbacks;
     private volatile boolean closed;
+    private volatile OwnedSlices ownedSlices;
     /** The member's owned and backup entry count, and when it was read: map statistics are too dear per request. */
     private volatile long storedCount = -1;
     private volatile long storedCountAt = System.nanoTime() - 2 * STORED_COUNT_MAX_AGE_NANOS;
@@ -98,6 +107,9 @@ public final class HazelcastDht implements Dht {
         this.self = Objects.requireNonNull(self, "self");
         this.backupCount = backupCount;
         this.map = hazelcast.getMap(MAP_NAME);
+        var partitions = hazelcast.getPartitionService();
+        this.segments = new PartitionSegments(partitions.getPartitions().size(),
+                i -> partitions.getPartition(i).getPartitionId());
         this.versions = hazelcast.getFlakeIdGenerator(VERSIONS_NAME);
         this.partitionTable = hazelcast instanceof HazelcastInstanceProxy proxy
                 ? Optional.of(proxy.getOriginal().node.getPartitionService())
@@ -131,7 +143,7 @@ public final class HazelcastDht implements Dht {
         if (closed) {
             return closedFailure();
         }
-        return relay("get", key, map.getAsync(key), stored ->
+        return relay("get", key, map.getAsync(placed(key)), stored ->
                 // Sampled on completion, not on the call: a value that lapses while the
                 // read is in flight is not returned either.
                 stored != null && stored.liveAt(clock.millis())
@@ -155,12 +167,12 @@ public final class HazelcastDht implements Dht {
         if (isMember()) {
             // On a member, ids come from a local batch and never wait on the network.
             PutIfVersion write = new PutIfVersion(expectedVersion, copy, expiresAtMillis, now, versions.newId());
-            return relay("put", key, map.submitToKey(key, write), Boolean.TRUE::equals);
+            return relay("put", key, map.submitToKey(placed(key), write), Boolean.TRUE::equals);
         }
         // A client fetches id batches from a member, which blocks; keep that off the caller's thread.
         return CompletableFuture.supplyAsync(versions::newId, callbacks)
                 .thenCompose(version -> relay("put", key,
-                        map.submitToKey(key, new PutIfVersion(expectedVersion, copy, expiresAtMillis, now, version)),
+                        map.submitToKey(placed(key), new PutIfVersion(expectedVersion, copy, expiresAtMillis, now, version)),
                         Boolean.TRUE::equals));
     }
 
@@ -170,7 +182,7 @@ public final class HazelcastDht implements Dht {
         if (closed) {
             return closedFailure();
         }
-        return relay("remove", key, map.submitToKey(key, new RemoveIfVersion(expectedVersion, clock.millis())),
+        return relay("remove", key, map.submitToKey(placed(key), new RemoveIfVersion(expectedVersion, clock.millis())),
                 Boolean.TRUE::equals);
     }
 
@@ -214,7 +226,7 @@ public final class HazelcastDht implements Dht {
      */
     private CompletableFuture<Placement> placement(String key, int attemptsLeft) {
         try {
-            Partition partition = hazelcast.getPartitionService().getPartition(key);
+            Partition partition = hazelcast.getPartitionService().getPartition(placed(key));
             Member owner = partition.getOwner();
             if (owner == null) {
                 if (attemptsLeft <= 1 || closed) {
@@ -255,6 +267,42 @@ public final class HazelcastDht implements Dht {
             }
         }
         return backups;
+    }
+
+    /** {@code key} as the map stores it: placed in the partition whose slice holds its point. */
+    PlacedKey placed(String key) {
+        return new PlacedKey(key, segments.representative(segments.partitionOf(KeyPlacement.point(key))));
+    }
+
+    /**
+     * The slices of the partitions this member owns, worked out from the
+     * replicated partition table at most every {@value #OWNED_MAX_AGE_MILLIS}
+     * ms; none on a client, which holds nothing.
+     */
+    @Override
+    public Optional<KeyRangeSet> ownedRanges() {
+        if (!isMember() || closed) {
+            return Optional.of(KeyRangeSet.NONE);
+        }
+        long now = System.nanoTime();
+        OwnedSlices last = ownedSlices;
+        if (last == null || now - last.atNanos() > TimeUnit.MILLISECONDS.toNanos(OWNED_MAX_AGE_MILLIS)) {
+            List<Integer> mine = new ArrayList<>();
+            try {
+                for (Partition p : hazelcast.getPartitionService().getPartitions()) {
+                    Member owner = p.getOwner();
+                    if (owner != null && owner.localMember()) {
+                        mine.add(p.getPartitionId());
+                    }
+                }
+            } catch (RuntimeException e) {
+                // Shutting down under us: it owns nothing now.
+                return Optional.of(KeyRangeSet.NONE);
+            }
+            last = new OwnedSlices(segments.slices(mine), now);
+            ownedSlices = last;
+        }
+        return Optional.of(last.slices());
     }
 
     /** A member as placement reports it: its overlay address as id, its front node's SIP address if it said. */

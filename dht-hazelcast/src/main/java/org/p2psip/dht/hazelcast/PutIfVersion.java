@@ -21,13 +21,13 @@ import org.p2psip.core.dht.Dht;
  * clock.
  */
 record PutIfVersion(long expectedVersion, byte[] value, long expiresAtMillis, long nowMillis, long newVersion)
-        implements EntryProcessor<String, StoredValue, Boolean>, Wire {
+        implements EntryProcessor<PlacedKey, StoredValue, Boolean>, Wire {
 
     /** Hazelcast's TTL granularity is coarse near zero; a value never lives in the grid for less. */
     static final long MIN_TTL_MILLIS = 1_000;
 
     @Override
-    public Boolean process(Map.Entry<String, StoredValue> entry) {
+    public Boolean process(Map.Entry<PlacedKey, StoredValue> entry) {
         StoredValue current = entry.getValue();
         long currentVersion = current != null && current.liveAt(nowMillis) ? current.version() : Dht.ABSENT;
         if (currentVersion != expectedVersion) {
@@ -37,7 +37,7 @@ record PutIfVersion(long expectedVersion, byte[] value, long expiresAtMillis, lo
         // expiresAtMillis, so a TTL that runs a little long is harmless.
         long ttl = Math.max(MIN_TTL_MILLIS, expiresAtMillis - nowMillis);
         @SuppressWarnings("unchecked")
-        ExtendedMapEntry<String, StoredValue> extended = (ExtendedMapEntry<String, StoredValue>) entry;
+        ExtendedMapEntry<PlacedKey, StoredValue> extended = (ExtendedMapEntry<PlacedKey, StoredValue>) entry;
         extended.setValue(new StoredValue(value, newVersion, expiresAtMillis), ttl, TimeUnit.MILLISECONDS);
         return Boolean.TRUE;
     }

@@ -10,10 +10,10 @@ import com.hazelcast.map.EntryProcessor;
  * a caller holding a version of a lapsed value cannot remove a newer one.
  */
 record RemoveIfVersion(long expectedVersion, long nowMillis)
-        implements EntryProcessor<String, StoredValue, Boolean>, Wire {
+        implements EntryProcessor<PlacedKey, StoredValue, Boolean>, Wire {
 
     @Override
-    public Boolean process(Map.Entry<String, StoredValue> entry) {
+    public Boolean process(Map.Entry<PlacedKey, StoredValue> entry) {
         StoredValue current = entry.getValue();
         if (current == null || !current.liveAt(nowMillis) || current.version() != expectedVersion) {
             return Boolean.FALSE;

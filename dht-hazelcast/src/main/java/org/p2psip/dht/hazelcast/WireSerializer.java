@@ -22,6 +22,7 @@ final class WireSerializer implements StreamSerializer<Wire> {
     private static final byte STORED_VALUE = 1;
     private static final byte PUT_IF_VERSION = 2;
     private static final byte REMOVE_IF_VERSION = 3;
+    private static final byte PLACED_KEY = 4;
 
     @Override
     public int getTypeId() {
@@ -46,6 +47,10 @@ final class WireSerializer implements StreamSerializer<Wire> {
             out.writeByte(REMOVE_IF_VERSION);
             out.writeLong(r.expectedVersion());
             out.writeLong(r.nowMillis());
+        } else if (wire instanceof PlacedKey k) {
+            out.writeByte(PLACED_KEY);
+            out.writeString(k.key());
+            out.writeInt(k.representative());
         } else {
             throw new IOException("no wire format for " + wire.getClass().getName());
         }
@@ -59,6 +64,7 @@ final class WireSerializer implements StreamSerializer<Wire> {
             case PUT_IF_VERSION -> new PutIfVersion(in.readLong(), in.readByteArray(), in.readLong(), in.readLong(),
                     in.readLong());
             case REMOVE_IF_VERSION -> new RemoveIfVersion(in.readLong(), in.readLong());
+            case PLACED_KEY -> new PlacedKey(in.readString(), in.readInt());
             default -> throw new IOException("unknown p2psip wire tag " + tag
                     + " (members and clients running different p2psip versions?)");
         };

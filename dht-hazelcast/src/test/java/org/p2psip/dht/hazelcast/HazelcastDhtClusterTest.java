@@ -74,7 +74,7 @@ class HazelcastDhtClusterTest {
         assertTrue(await(members.nodes().get(0).putIfVersion(key, Dht.ABSENT, bytes("x"), inAMinute())));
         String owner = await(members.nodes().get(1).placement(key)).owner().id();
         for (HazelcastDht node : members.nodes()) {
-            boolean holdsIt = node.hazelcast().getMap(HazelcastDht.MAP_NAME).localKeySet().contains(key);
+            boolean holdsIt = node.hazelcast().getMap(HazelcastDht.MAP_NAME).localKeySet().contains(node.placed(key));
             assertEquals(node.self().id().equals(owner), holdsIt, node.self().id() + " vs owner " + owner);
         }
     }
@@ -83,7 +83,7 @@ class HazelcastDhtClusterTest {
     void valuesAndOperationsTravelInTheCompactWireFormat() {
         var serialization = ((SerializationServiceSupport) members.nodes().get(0).hazelcast()).getSerializationService();
         for (Object wire : List.of(new StoredValue(bytes("v"), 7, 9),
-                new PutIfVersion(1, bytes("v"), 2, 3, 4), new RemoveIfVersion(1, 2))) {
+                new PutIfVersion(1, bytes("v"), 2, 3, 4), new RemoveIfVersion(1, 2), new PlacedKey("a@b", 17))) {
             assertEquals(WireSerializer.TYPE_ID, serialization.toData(wire).getType(), wire.getClass().getName());
             assertEquals(wire.toString().replaceAll("\\[B@\\w+", ""),
                     serialization.toObject(serialization.toData(wire)).toString().replaceAll("\\[B@\\w+", ""));

@@ -1,9 +1,8 @@
 package org.p2psip.dht.kademlia;
 
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+
+import org.p2psip.core.dht.KeyPlacement;
 import java.util.Random;
 import java.util.random.RandomGenerator;
 
@@ -28,14 +27,23 @@ public record IdSpace(int bits) {
         return BigInteger.ONE.shiftLeft(bits);
     }
 
-    /** SHA-1 of the text, truncated to this space's width. */
+    /**
+     * SHA-1 of the text's placement group ({@link KeyPlacement#digest}: the
+     * text before its first {@code #}, so an AOR's keys share their closest
+     * nodes), truncated to this space's width. Overlay addresses, which hold
+     * no {@code #}, are hashed whole.
+     */
     public BigInteger idOf(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
-            return new BigInteger(1, digest).shiftRight(160 - bits);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK lacks SHA-1", e);
-        }
+        byte[] digest = KeyPlacement.digest(text);
+        return new BigInteger(1, digest).shiftRight(160 - bits);
+    }
+
+    /**
+     * Where {@code id} falls among {@link KeyPlacement#point points}: its top
+     * 64 bits, so that a key's id and its point agree.
+     */
+    public long pointOf(BigInteger id) {
+        return bits >= 64 ? id.shiftRight(bits - 64).longValue() : id.shiftLeft(64 - bits).longValue();
     }
 
     public BigInteger distance(BigInteger a, BigInteger b) {

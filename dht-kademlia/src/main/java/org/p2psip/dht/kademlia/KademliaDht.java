@@ -8,6 +8,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -41,6 +42,8 @@ public final class KademliaDht implements Dht {
     public record LookupMetrics(long lookups, double meanRounds, long maxRounds) {
     }
 
+    /** How often the node works out which points it coordinates, for the balancer. */
+    private static final long OWNERSHIP_EVERY_MILLIS = 500;
     private final IdSpace space = IdSpace.SHA1;
     private final Contact self;
     private final OverlayRuntime runtime;
@@ -53,6 +56,8 @@ public final class KademliaDht implements Dht {
     private final WriteCoordinator coordinator;
     private final KademliaServer server;
     private final KademliaMaintenance maintenance;
+    /** The points this node is closest to among the contacts it knows, as of its last look: read by any thread. */
+    private volatile KeyRangeSet owned = KeyRangeSet.NONE;
 
     KademliaDht(Contact self, OverlayRuntime runtime, int replicas, KademliaOptions options) {
         this.self = self;
@@ -103,6 +108,7 @@ public final class KademliaDht implements Dht {
 
     void startMaintenance() {
         maintenance.start();
+        owner.every(OWNERSHIP_EVERY_MILLIS, OWNERSHIP_EVERY_MILLIS, this::publishOwnership);
     }
 
     /** Serves one authenticated request; called on a Netty thread, runs on the owner thread. */
@@ -156,6 +162,18 @@ public final class KademliaDht implements Dht {
     @Override
     public long storedEntries() {
         return store.size();
+    }
+
+    /** The points this node coordinates ({@link XorCells}), as of its last look at its routing table. */
+    @Override
+    public Optional<KeyRangeSet> ownedRanges() {
+        return Optional.of(owned);
+    }
+
+    /** On the owner thread. */
+    private void publishOwnership() {
+        List<Long> others = table.contacts().stream().map(c -> space.pointOf(c.id())).toList();
+        owned = XorCells.of(space.pointOf(self.id()), others);
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.p2psip.servlet.node;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -199,7 +200,9 @@ public final class FrontNode implements AutoCloseable {
                     : new RecordRoutes(self, ownTls.map(SelfAddress::of), false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
-            provider.addSipListener(new NodeListener(sip, registrar, proxy, guards.input()));
+            OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
+                    trust.recordRoute().flatMap(FrontNode::resolved));
+            provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);
             }
@@ -257,6 +260,16 @@ public final class FrontNode implements AutoCloseable {
         } catch (IOException e) {
             throw new NodeStartException("cannot serve the admin endpoint on " + address + ": " + oneLine(e), e);
         }
+    }
+
+    /** The balancer's address as its probes' source will show it; empty when its name does not resolve. */
+    private static Optional<InetSocketAddress> resolved(HostPort balancer) {
+        InetSocketAddress a = new InetSocketAddress(balancer.host(), balancer.port());
+        if (a.isUnresolved()) {
+            LOG.warn("cannot resolve the balancer {}: it will not learn which keys this node owns", balancer);
+            return Optional.empty();
+        }
+        return Optional.of(a);
     }
 
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht)

@@ -39,11 +39,12 @@ final class NodeListener implements SipListener {
     private final OptionsResponder options;
     private final InputCounters counters;
 
-    NodeListener(SipEndpoint sip, Registrar registrar, Proxy proxy, InputCounters counters) {
+    NodeListener(SipEndpoint sip, Registrar registrar, Proxy proxy, OptionsResponder options,
+                 InputCounters counters) {
         this.sip = sip;
         this.registrar = registrar;
         this.proxy = proxy;
-        this.options = new OptionsResponder(sip);
+        this.options = options;
         this.counters = counters;
     }
 

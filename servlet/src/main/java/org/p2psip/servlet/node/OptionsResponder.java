@@ -1,8 +1,11 @@
 package org.p2psip.servlet.node;
 
+import java.net.InetSocketAddress;
 import java.text.ParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 import javax.sip.ServerTransaction;
 import javax.sip.address.SipURI;
@@ -11,6 +14,9 @@ import javax.sip.header.RequireHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
+import gov.nist.javax.sip.message.SIPMessage;
+
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 
@@ -18,6 +24,13 @@ import org.p2psip.servlet.sip.SipEndpoint;
  * Answers OPTIONS sent to the node itself (RFC 3261 §11.2): 200 with
  * Allow, Accept and Supported, or 420 when the request requires an
  * extension this node lacks (§8.2.2.3).
+ *
+ * <p>To the balancer's health probe (an OPTIONS from the address the node
+ * record-routes through) the 200 also carries {@value #OWNS}: the key
+ * ranges this node's DHT owns ({@code KeyRangeSet}'s text form), from
+ * which the balancer sends each AOR's requests to its owner. Only to the
+ * balancer: a Hazelcast member's ranges run to a couple of kilobytes, which
+ * answered to any spoofed OPTIONS would amplify it.
  */
 final class OptionsResponder {
 
@@ -25,10 +38,21 @@ final class OptionsResponder {
     /** RFC 3327 Path and, behind an edge proxy that keeps the flows, RFC 5626 outbound. */
     static final List<String> SUPPORTED = List.of("path", "outbound");
 
-    private final SipEndpoint sip;
+    /** The response header that carries the node's owned key ranges. */
+    static final String OWNS = "P2psip-Owns";
 
-    OptionsResponder(SipEndpoint sip) {
+    private final SipEndpoint sip;
+    private final Supplier<Optional<KeyRangeSet>> owned;
+    private final Optional<InetSocketAddress> balancer;
+
+    /**
+     * @param owned    the DHT's {@code ownedRanges}
+     * @param balancer where the balancer's probes come from; empty: the ranges are told to no one
+     */
+    OptionsResponder(SipEndpoint sip, Supplier<Optional<KeyRangeSet>> owned, Optional<InetSocketAddress> balancer) {
         this.sip = sip;
+        this.owned = owned;
+        this.balancer = balancer;
     }
 
     /** Whether an OPTIONS to {@code request}'s Request-URI is for this node rather than a user. */
@@ -37,6 +61,14 @@ final class OptionsResponder {
             return false;
         }
         return uri.getUser() == null || uri.getUser().isEmpty() || sip.self().isSelf(uri);
+    }
+
+    private boolean fromBalancer(Request request) {
+        if (balancer.isEmpty() || !(request instanceof SIPMessage m) || m.getRemoteAddress() == null) {
+            return false;
+        }
+        InetSocketAddress b = balancer.get();
+        return m.getRemotePort() == b.getPort() && m.getRemoteAddress().equals(b.getAddress());
     }
 
     void answer(ServerTransaction st, Request request) {
@@ -61,6 +93,12 @@ final class OptionsResponder {
             ok.setHeader(sip.headers().createAcceptHeader("application", "sdp"));
             for (String tag : SUPPORTED) {
                 ok.addHeader(sip.headers().createSupportedHeader(tag));
+            }
+            if (fromBalancer(request)) {
+                Optional<KeyRangeSet> ranges = owned.get();
+                if (ranges.isPresent()) {
+                    ok.setHeader(sip.headers().createHeader(OWNS, ranges.get().format()));
+                }
             }
             sip.send(st, ok);
         } catch (ParseException e) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
@@ -136,6 +137,12 @@ public final class LocalDht implements Dht {
             return closedFailure();
         }
         return CompletableFuture.completedFuture(new Placement(store.owner, List.of()));
+    }
+
+    /** Every handle reads and writes the one table in this process: each owns every key. */
+    @Override
+    public Optional<KeyRangeSet> ownedRanges() {
+        return Optional.of(KeyRangeSet.ALL);
     }
 
     @Override
