@@ -132,7 +132,8 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     @Option(names = "--policy", paramLabel = "POLICY", converter = LbCommand.PolicyConverter.class,
-            defaultValue = "call-id", description = "The balancer's policy: call-id (default), aor or round-robin.")
+            defaultValue = "owner", description = "The balancer's policy: owner (default: each request to the node "
+                    + "that owns its AOR in the DHT, by Call-ID when none claims it), call-id, aor or round-robin.")
     BalancingPolicy policy;
 
     @Option(names = "--probe-interval", paramLabel = "MILLIS",

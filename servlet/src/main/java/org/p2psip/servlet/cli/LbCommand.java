@@ -66,10 +66,13 @@ final class LbCommand implements Callable<Integer> {
     List<HostPort> nodes = new ArrayList<>();
 
     @Option(names = "--policy", paramLabel = "POLICY", converter = PolicyConverter.class,
-            defaultValue = "call-id",
-            description = "call-id (default: consistent hash of Call-ID, so a transaction, its retransmissions "
-                    + "and its dialog stay on one node and load spreads evenly), aor (consistent hash of the "
-                    + "AOR: REGISTER by To, others by Request-URI) or round-robin.")
+            defaultValue = "owner",
+            description = "owner (default: each request to the node that owns its AOR's key in the DHT, REGISTER "
+                    + "by To, others by Request-URI, as the nodes say in their answers to the probes; nodes tell "
+                    + "only the balancer they name in --record-route; a request whose key no node claims goes by "
+                    + "Call-ID), call-id (consistent hash of Call-ID, so a transaction, its retransmissions and "
+                    + "its dialog stay on one node and load spreads evenly), aor (consistent hash of the AOR) or "
+                    + "round-robin.")
     BalancingPolicy policy;
 
     @Option(names = "--probe-interval", paramLabel = "MILLIS",

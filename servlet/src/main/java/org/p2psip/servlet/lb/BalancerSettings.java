@@ -33,7 +33,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
                                SourceLimits sourceLimits, Set<InetAddress> trustedSources,
                                ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise) {
 
-    public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.CALL_ID;
+    public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.OWNER;
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
     public static final int DEFAULT_PROBE_FAILURES = 3;
     /** The largest UDP payload there is; a TCP message as large still fits the datagram it is forwarded in. */

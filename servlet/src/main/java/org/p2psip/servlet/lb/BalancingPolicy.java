@@ -22,10 +22,25 @@ public enum BalancingPolicy {
     ROUND_ROBIN("round-robin"),
 
     /**
+     * Each request to the node that owns its AOR's key in the DHT, as the
+     * nodes tell the balancer ({@link KeyOwners}): REGISTER by its To URI,
+     * other requests by their Request-URI, the keys the registrar and the
+     * proxy read. The registrar's read and conditional write, and the
+     * credentials and nonce counts that share the AOR's key group, are then
+     * local to the node, so each added node adds capacity rather than
+     * network hops. CANCEL and a non-2xx ACK carry the INVITE's
+     * Request-URI and meet its node. A request whose key no live node
+     * claims (no view yet, ownership moving, a backend that cannot tell)
+     * goes by Call-ID instead. The default.
+     */
+    OWNER("owner"),
+
+    /**
      * Consistent hash of the Call-ID over the live nodes: a transaction,
      * its retransmissions, its CANCEL and ACK and the whole dialog meet
-     * one node. The default: load spreads evenly however popular one AOR
-     * is, and nothing needs the DHT.
+     * one node. Load spreads evenly however popular one AOR is, and nothing
+     * needs the DHT's view; but a REGISTER's key is on another node
+     * (N-1)/N of the time.
      */
     CALL_ID("call-id"),
 

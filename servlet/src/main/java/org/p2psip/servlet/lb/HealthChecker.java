@@ -3,10 +3,16 @@ package org.p2psip.servlet.lb;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.p2psip.core.dht.KeyRangeSet;
+import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.net.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +35,11 @@ import io.netty.util.concurrent.ScheduledFuture;
  * busy (which would hand its load to the others, and then take them out
  * too).
  *
+ * <p>A node's answer to its probe may say which keys it owns
+ * ({@code P2psip-Owns}); that goes into {@link KeyOwners} for the
+ * {@code owner} policy, and an answer without it clears what the node said
+ * before. A node taken out loses its claim.
+ *
  * <p>It sits in the UDP pipeline before the router and takes the answers to
  * its probes (recognised by their branch) out of the stream. All its state
  * is touched only on the channel's event loop, which also runs the timer,
@@ -38,7 +49,13 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
 
+    /** The header in which a node's answer names the key ranges it owns. */
+    static final String OWNS = "P2psip-Owns";
+    static final String DOMAINS = "P2psip-Domains";
+    static final String ALIASES = "P2psip-Aliases";
+
     private final NodeSet nodes;
+    private final KeyOwners owners;
     private final BalancerIdentity self;
     private final long intervalMillis;
     private final int failuresToDown;
@@ -49,11 +66,13 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private int sequence;
     private ScheduledFuture<?> timer;
 
-    public HealthChecker(NodeSet nodes, BalancerIdentity self, Duration interval, int failuresToDown) {
+    public HealthChecker(NodeSet nodes, KeyOwners owners, BalancerIdentity self, Duration interval,
+                         int failuresToDown) {
         if (interval.toMillis() < 1 || failuresToDown < 1) {
             throw new IllegalArgumentException("probe interval and failure count must be positive");
         }
         this.nodes = nodes;
+        this.owners = owners;
         this.self = self;
         this.intervalMillis = interval.toMillis();
         this.failuresToDown = failuresToDown;
@@ -95,7 +114,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             String branch = m.topVia().branch();
             if (branch != null && branch.startsWith(self.probePrefix())) {
                 if (m.status() >= 200) {
-                    answered(branch.substring(self.probePrefix().length()));
+                    answered(branch.substring(self.probePrefix().length()), m);
                 }
                 return;
             }
@@ -124,6 +143,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         for (NodeSet.Node node : nodes.all()) {
             int i = node.index();
             if (probed[i] && !heard[i] && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
+                owners.claim(i, Optional.empty());
                 LOG.warn("node {} is down: nothing heard for {} probe intervals", node.address(), failures[i]);
             }
             heard[i] = false;
@@ -133,7 +153,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void answered(String probe) {
+    private void answered(String probe, SipMessage answer) {
         int dot = probe.indexOf('.');
         if (dot <= 0) {
             return;
@@ -146,6 +166,40 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         }
         if (index >= 0 && index < heard.length) {
             heard(index);
+            if (answer.frame().sender().equals(nodes.all().get(index).socket())) {
+                owners.claim(index, claimIn(answer));
+                domainsIn(answer).ifPresent(owners::serve);
+            }
+        }
+    }
+
+    /** The domains and aliases an answer says the cluster serves, if it says and they can be read. */
+    private static Optional<ServedDomains> domainsIn(SipMessage answer) {
+        Optional<String> names = SipParser.headerValue(answer, DOMAINS);
+        if (names.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            List<String> domains = Arrays.stream(names.get().split(",")).map(String::strip).toList();
+            List<HostPort> aliases = SipParser.headerValue(answer, ALIASES).map(HostPort::parseList).orElse(List.of());
+            return Optional.of(new ServedDomains(domains, aliases));
+        } catch (IllegalArgumentException e) {
+            LOG.debug("node {} named unreadable domains: {}", answer.frame().sender(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** The ranges an answer claims; none when it names none or they cannot be read. */
+    private static Optional<KeyRangeSet> claimIn(SipMessage answer) {
+        Optional<String> owns = SipParser.headerValue(answer, OWNS);
+        if (owns.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(KeyRangeSet.parse(owns.get()));
+        } catch (IllegalArgumentException e) {
+            LOG.debug("node {} claimed unreadable key ranges: {}", answer.frame().sender(), e.getMessage());
+            return Optional.empty();
         }
     }
 

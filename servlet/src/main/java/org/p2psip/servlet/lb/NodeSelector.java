@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.p2psip.core.dht.KeyPlacement;
 import org.p2psip.core.location.AddressOfRecord;
 
 /**
@@ -29,6 +30,10 @@ import org.p2psip.core.location.AddressOfRecord;
  * INVITE they belong to (§9.1 and §17.1.1.3 copy it), so they meet the same
  * node as long as it lives.
  *
+ * <p>Under {@code owner} the node that claims the request's AOR key
+ * ({@link KeyOwners}) comes first and the rest follow in the Call-ID's
+ * rendezvous order; with no claimant the Call-ID decides alone.
+ *
  * <p>Nodes that shed load ({@link NodeLoad}: 503 with Retry-After, RFC
  * 7339 {@code oc}) are passed over for new requests in favour of the next
  * node in the same rendezvous order, so what one node sheds spreads over
@@ -38,16 +43,20 @@ public final class NodeSelector {
 
     private final BalancingPolicy policy;
     private final NodeSet nodes;
+    private final KeyOwners owners;
     private final NodeLoad load;
     private final BalancerCounters counters;
 
     public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
-        this(policy, nodes, new NodeLoad(nodes.all().size()), new BalancerCounters());
+        this(policy, nodes, new KeyOwners(nodes.all().size()), new NodeLoad(nodes.all().size()),
+                new BalancerCounters());
     }
 
-    public NodeSelector(BalancingPolicy policy, NodeSet nodes, NodeLoad load, BalancerCounters counters) {
+    public NodeSelector(BalancingPolicy policy, NodeSet nodes, KeyOwners owners, NodeLoad load,
+                        BalancerCounters counters) {
         this.policy = policy;
         this.nodes = nodes;
+        this.owners = owners;
         this.load = load;
         this.counters = counters;
     }
@@ -72,11 +81,18 @@ public final class NodeSelector {
             return Optional.empty();
         }
         long key = key(m);
+        Optional<NodeSet.Node> owner = policy == BalancingPolicy.OWNER
+                ? owners.ownerOf(KeyPlacement.point(ownerKey(m)), live)
+                : Optional.empty();
         if (load.quiet(now)) {
-            return Optional.of(byHash(key, live));
+            return Optional.of(owner.orElseGet(() -> byHash(key, live)));
         }
         boolean newRequest = m.toTag() == null && !m.isAck() && !"CANCEL".equals(m.method());
         List<NodeSet.Node> ranked = ranked(key, live);
+        owner.ifPresent(o -> {
+            ranked.remove(o);
+            ranked.add(0, o);
+        });
         Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, Fnv.hash(transactionKey(m)), now);
         if (chosen.isPresent() && chosen.get() != ranked.get(0)) {
             counters.countDiverted();
@@ -92,7 +108,7 @@ public final class NodeSelector {
 
     private long key(SipMessage m) {
         return switch (policy) {
-            case CALL_ID -> Fnv.hash(m.callId());
+            case CALL_ID, OWNER -> Fnv.hash(m.callId());
             case AOR -> Fnv.hash(aorKey(m));
             case ROUND_ROBIN -> Fnv.hash(m.toTag() != null ? m.callId() : transactionKey(m));
         };
@@ -133,6 +149,16 @@ public final class NodeSelector {
         String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
         try {
             return AddressOfRecord.parse(uri).key();
+        } catch (IllegalArgumentException e) {
+            return "call-id:" + m.callId();
+        }
+    }
+
+    /** The registrar's key for the request's AOR ({@link #aorKey}'s URI), canonicalised as the nodes serve it. */
+    private String ownerKey(SipMessage m) {
+        String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
+        try {
+            return owners.keyOf(AddressOfRecord.parse(uri));
         } catch (IllegalArgumentException e) {
             return "call-id:" + m.callId();
         }

@@ -83,7 +83,7 @@ public final class SipBalancer implements AutoCloseable {
     /** What every pipeline shares. */
     private record Edge(BalancerSettings settings, NodeSet nodes, BalancerCounters counters,
                         TcpConnections connections, SourceGuard guard, ConnectionGate gate, BadInputReporter bad,
-                        NodeLoad load) {
+                        NodeLoad load, KeyOwners owners) {
     }
 
     private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup acceptGroup,
@@ -140,7 +140,7 @@ public final class SipBalancer implements AutoCloseable {
         BadInputReporter bad = BadInputReporter.standard();
         Edge edge = new Edge(settings, nodes, counters, new TcpConnections(), guard,
                 new ConnectionGate(settings.connections(), guard, counters, bad), bad,
-                new NodeLoad(nodes.all().size()));
+                new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()));
         EventLoopGroup udpGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-udp", true));
         EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-accept", true));
         EventLoopGroup tcpGroup = new NioEventLoopGroup(
@@ -181,7 +181,8 @@ public final class SipBalancer implements AutoCloseable {
             BalancerIdentity plain = BalancerIdentity.of(advertised(settings, bindAddress, actualPort));
             BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
-            SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.load(), counters),
+            SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.owners(), edge.load(),
+                    counters),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, new FlowTokens());
             ChannelFuture udpBind = new Bootstrap().group(udpGroup).channel(NioDatagramChannel.class)
                     // A datagram is one message: read it whole (up to the 65,535 bytes UDP can carry), not the
@@ -196,8 +197,8 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers,
                                             counters, edge.bad()))
                                     .addLast("parse", parser)
-                                    .addLast("health", new HealthChecker(nodes, self, settings.probeInterval(),
-                                            settings.probeFailures()))
+                                    .addLast("health", new HealthChecker(nodes, edge.owners(), self,
+                                            settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();

@@ -78,6 +78,17 @@ public final class SipParser {
     }
 
     /**
+     * The value of {@code m}'s first header called {@code name} (compared
+     * ignoring case), trimmed; empty when it has none or the header section
+     * cannot be read. For headers read on demand.
+     */
+    public static Optional<String> headerValue(SipMessage m, String name) {
+        byte[] b = m.bytes();
+        return headerAfter(m, m.startLineEnd(), (n, h) -> n.equalsIgnoreCase(name))
+                .map(h -> ascii(b, h.valueStart(), h.valueEnd()).strip());
+    }
+
+    /**
      * The Route entry after {@code r} in {@code m}: the next one in the
      * same line, else the first of the next Route line; empty when there
      * is none or it cannot be read.

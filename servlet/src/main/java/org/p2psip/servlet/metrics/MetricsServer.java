@@ -106,7 +106,7 @@ public final class MetricsServer implements AutoCloseable {
             LOG.debug("stored entries unavailable: {}", e.toString());
             stored = -1;
         }
-        return PrometheusText.render(latencies.snapshot(), stored);
+        return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership());
     }
 
     private static void reply(HttpExchange exchange, int status, String contentType, String text) throws IOException {

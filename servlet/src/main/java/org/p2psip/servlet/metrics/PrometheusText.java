@@ -2,8 +2,10 @@ package org.p2psip.servlet.metrics;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Map;
 
 import org.p2psip.core.metrics.DhtLatencySeries;
+import org.p2psip.core.metrics.KeyOwnership;
 import org.p2psip.core.metrics.LatencyHistogram;
 import org.p2psip.core.metrics.LatencySnapshot;
 
@@ -13,7 +15,9 @@ import org.p2psip.core.metrics.LatencySnapshot;
  * outcome it can have, all of them on every scrape (zero until observed),
  * with cumulative {@code le} buckets, {@code _sum} in seconds and
  * {@code _count}; then the {@value #STORED} gauge when the backend can
- * tell. Numbers are written exactly, from nanoseconds, never through a
+ * tell, and the {@value #KEY_OPERATIONS} counter by {@code placement}
+ * (whether the node owned the key: {@code local}, {@code remote} or
+ * {@code unknown}). Numbers are written exactly, from nanoseconds, never through a
  * binary fraction.
  */
 final class PrometheusText {
@@ -21,6 +25,7 @@ final class PrometheusText {
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     static final String DURATION = "p2psip_dht_operation_duration_seconds";
     static final String STORED = "p2psip_dht_stored_entries";
+    static final String KEY_OPERATIONS = "p2psip_dht_key_operations_total";
 
     private PrometheusText() {
     }
@@ -28,8 +33,9 @@ final class PrometheusText {
     /**
      * @param latencies     the DHT-operation histograms
      * @param storedEntries values the node holds, or negative when the backend cannot tell (no gauge then)
+     * @param keyOwnership  key operations by whether the node owned the key
      */
-    static String render(List<DhtLatencySeries> latencies, long storedEntries) {
+    static String render(List<DhtLatencySeries> latencies, long storedEntries, Map<KeyOwnership, Long> keyOwnership) {
         StringBuilder b = new StringBuilder(latencies.size() * 2_400);
         b.append("# HELP ").append(DURATION)
                 .append(" Time from a DHT call to its completion on this node, by operation and outcome.\n");
@@ -43,6 +49,13 @@ final class PrometheusText {
                     .append(" Values this node's DHT holds, owned and replicated, live or not yet purged.\n");
             b.append("# TYPE ").append(STORED).append(" gauge\n");
             b.append(STORED).append(' ').append(storedEntries).append('\n');
+        }
+        if (!keyOwnership.isEmpty()) {
+            b.append("# HELP ").append(KEY_OPERATIONS)
+                    .append(" DHT gets, puts and removes started on this node, by whether it owned the key.\n");
+            b.append("# TYPE ").append(KEY_OPERATIONS).append(" counter\n");
+            keyOwnership.forEach((o, n) -> b.append(KEY_OPERATIONS).append("{placement=\"").append(o.label())
+                    .append("\"} ").append(n).append('\n'));
         }
         return b.toString();
     }

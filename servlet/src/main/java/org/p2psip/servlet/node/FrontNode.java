@@ -201,7 +201,7 @@ public final class FrontNode implements AutoCloseable {
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
             OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
-                    trust.recordRoute().flatMap(FrontNode::resolved));
+                    trust.recordRoute().flatMap(FrontNode::resolved), domains);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);

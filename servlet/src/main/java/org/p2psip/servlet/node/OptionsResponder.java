@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import javax.sip.ServerTransaction;
 import javax.sip.address.SipURI;
@@ -17,6 +18,8 @@ import javax.sip.message.Response;
 import gov.nist.javax.sip.message.SIPMessage;
 
 import org.p2psip.core.dht.KeyRangeSet;
+import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 
@@ -30,7 +33,10 @@ import org.p2psip.servlet.sip.SipEndpoint;
  * ranges this node's DHT owns ({@code KeyRangeSet}'s text form), from
  * which the balancer sends each AOR's requests to its owner. Only to the
  * balancer: a Hazelcast member's ranges run to a couple of kilobytes, which
- * answered to any spoofed OPTIONS would amplify it.
+ * answered to any spoofed OPTIONS would amplify it. With them go the served
+ * domains and aliases ({@value #DOMAINS}, {@value #ALIASES}), so that the
+ * balancer canonicalises an AOR to the key the registrar files it under
+ * ({@code alice@<balancer-ip>} is {@code alice@example.com}).
  */
 final class OptionsResponder {
 
@@ -40,19 +46,25 @@ final class OptionsResponder {
 
     /** The response header that carries the node's owned key ranges. */
     static final String OWNS = "P2psip-Owns";
+    static final String DOMAINS = "P2psip-Domains";
+    static final String ALIASES = "P2psip-Aliases";
 
     private final SipEndpoint sip;
     private final Supplier<Optional<KeyRangeSet>> owned;
     private final Optional<InetSocketAddress> balancer;
+    private final ServedDomains domains;
 
     /**
      * @param owned    the DHT's {@code ownedRanges}
      * @param balancer where the balancer's probes come from; empty: the ranges are told to no one
+     * @param domains  what the registrar serves, told to the balancer with the ranges
      */
-    OptionsResponder(SipEndpoint sip, Supplier<Optional<KeyRangeSet>> owned, Optional<InetSocketAddress> balancer) {
+    OptionsResponder(SipEndpoint sip, Supplier<Optional<KeyRangeSet>> owned, Optional<InetSocketAddress> balancer,
+                     ServedDomains domains) {
         this.sip = sip;
         this.owned = owned;
         this.balancer = balancer;
+        this.domains = domains;
     }
 
     /** Whether an OPTIONS to {@code request}'s Request-URI is for this node rather than a user. */
@@ -98,6 +110,11 @@ final class OptionsResponder {
                 Optional<KeyRangeSet> ranges = owned.get();
                 if (ranges.isPresent()) {
                     ok.setHeader(sip.headers().createHeader(OWNS, ranges.get().format()));
+                    ok.setHeader(sip.headers().createHeader(DOMAINS, String.join(",", domains.domains())));
+                    if (!domains.aliases().isEmpty()) {
+                        ok.setHeader(sip.headers().createHeader(ALIASES, domains.aliases().stream()
+                                .map(HostPort::toString).collect(Collectors.joining(","))));
+                    }
                 }
             }
             sip.send(st, ok);

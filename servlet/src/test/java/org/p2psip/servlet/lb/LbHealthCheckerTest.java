@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ class LbHealthCheckerTest {
 
     private final BalancerIdentity self = BalancerIdentity.of(HostPort.parse("127.0.0.1:5060"));
     private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"), HostPort.parse("127.0.0.1:5062")));
+    private final KeyOwners owners = new KeyOwners(2);
     private EmbeddedChannel ch;
 
     @BeforeEach
@@ -30,7 +32,7 @@ class LbHealthCheckerTest {
         ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(new SipParserHandler(new BalancerCounters()),
-                new HealthChecker(nodes, self, Duration.ofSeconds(1), 3));
+                new HealthChecker(nodes, owners, self, Duration.ofSeconds(1), 3));
         ch.runPendingTasks();
         ch.runScheduledPendingTasks();
     }
@@ -97,6 +99,48 @@ class LbHealthCheckerTest {
         assertNull(ch.readInbound());
     }
 
+    @Test
+    void anAnswerThatNamesOwnedRangesIsTheNodesClaimUntilTheNextAnswer() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        answer(probes.get(5061), 200, "P2psip-Owns: 0000000000000000-7fffffffffffffff\r\n",
+                nodes.all().get(0).socket());
+        answer(probes.get(5062), 200, "p2psip-owns:8000000000000000-ffffffffffffffff\r\n",
+                nodes.all().get(1).socket());
+        assertEquals(nodes.all().get(0), owners.ownerOf(5, nodes.live()).orElseThrow());
+        assertEquals(nodes.all().get(1), owners.ownerOf(-5L, nodes.live()).orElseThrow(), "names ignore case");
+
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        answer(drainProbes().get(5061), 200, "", nodes.all().get(0).socket());
+        assertTrue(owners.claimOf(0).isEmpty(), "an answer without ranges takes the claim back");
+    }
+
+    @Test
+    void unreadableRangesOrAnAnswerFromElsewhereClaimNothing() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        answer(probes.get(5061), 200, "P2psip-Owns: 5-1\r\n", nodes.all().get(0).socket());
+        answer(probes.get(5062), 200, "P2psip-Owns: 0000000000000000-ffffffffffffffff\r\n",
+                new InetSocketAddress("127.0.0.1", 6666));
+        assertTrue(owners.claimOf(0).isEmpty(), "a range that ends before it starts");
+        assertTrue(owners.claimOf(1).isEmpty(), "only the node itself speaks for itself");
+        assertTrue(nodes.isUp(0) && nodes.isUp(1), "both answers still count as signs of life");
+    }
+
+    @Test
+    void aNodeTakenOutLosesItsClaim() throws Exception {
+        answer(drainProbes().get(5061), 200, "P2psip-Owns: 0000000000000000-ffffffffffffffff\r\n",
+                nodes.all().get(0).socket());
+        assertTrue(owners.claimOf(0).isPresent());
+        // The round after the answer counts it; three silent ones follow.
+        for (int round = 0; round < 4; round++) {
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            drainProbes();
+        }
+        assertFalse(nodes.isUp(0));
+        assertTrue(owners.claimOf(0).isEmpty());
+    }
+
     private Map<Integer, SipMessage> drainProbes() throws Exception {
         Map<Integer, SipMessage> byPort = new HashMap<>();
         DatagramPacket p;
@@ -110,11 +154,16 @@ class LbHealthCheckerTest {
     }
 
     private void answer(SipMessage probe, int status) {
+        answer(probe, status, "", probe.frame().sender());
+    }
+
+    private void answer(SipMessage probe, int status, String extraHeaders, InetSocketAddress from) {
         String via = new String(probe.bytes(), probe.vias().get(0).lineStart(),
                 probe.vias().get(0).lineEnd() - probe.vias().get(0).lineStart());
         String response = "SIP/2.0 " + status + " Whatever\r\n" + via + "From: <sip:lb@x>;tag=1\r\nTo: <sip:n@y>;tag=2\r\n"
-                + "Call-ID: " + probe.callId() + "\r\nCSeq: " + probe.cseqNumber() + " OPTIONS\r\nContent-Length: 0\r\n\r\n";
-        ch.writeInbound(new SipFrame(response.getBytes(), probe.frame().sender(), Transport.UDP, 0));
+                + "Call-ID: " + probe.callId() + "\r\nCSeq: " + probe.cseqNumber() + " OPTIONS\r\n" + extraHeaders
+                + "Content-Length: 0\r\n\r\n";
+        ch.writeInbound(new SipFrame(response.getBytes(), from, Transport.UDP, 0));
         assertNull(ch.readInbound(), "probe answers are consumed");
     }
 }

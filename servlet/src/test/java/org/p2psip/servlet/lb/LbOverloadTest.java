@@ -187,8 +187,8 @@ class LbOverloadTest {
 
     private EmbeddedChannel router() {
         return new EmbeddedChannel(new SipParserHandler(counters),
-                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes, load, counters), nodes, egress,
-                        counters, 7, clock::get, new FlowTokens()));
+                new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes, new KeyOwners(3), load, counters),
+                        nodes, egress, counters, 7, clock::get, new FlowTokens()));
     }
 
     /** Forwards a request and returns what the node got and which node it was. */

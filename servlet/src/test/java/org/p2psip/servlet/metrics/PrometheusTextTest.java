@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.DhtOperation;
 import org.p2psip.core.metrics.DhtOutcome;
+import org.p2psip.core.metrics.KeyOwnership;
 
 class PrometheusTextTest {
 
@@ -26,7 +28,7 @@ class PrometheusTextTest {
         latencies.record(DhtOperation.GET, DhtOutcome.OK, 1_200_000);    // le 0.0025
         latencies.record(DhtOperation.GET, DhtOutcome.OK, 26_000_000_000L); // +Inf only
 
-        String text = PrometheusText.render(latencies.snapshot(), -1);
+        String text = PrometheusText.render(latencies.snapshot(), -1, Map.of());
 
         String bucket = "p2psip_dht_operation_duration_seconds_bucket{" + GET_OK + ",le=";
         assertEquals(List.of(
@@ -45,7 +47,7 @@ class PrometheusTextTest {
 
     @Test
     void everyOperationAndOutcomeItCanHaveIsExposedFromTheStartAtZero() {
-        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1);
+        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
 
         List<String> counts = lines(text, "p2psip_dht_operation_duration_seconds_count");
         assertEquals(10, counts.size(), text);
@@ -58,7 +60,7 @@ class PrometheusTextTest {
 
     @Test
     void theFamilyIsAnnouncedOnceAsAHistogramBeforeItsSamples() {
-        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1);
+        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
         List<String> all = text.lines().toList();
 
         assertTrue(all.get(0).startsWith("# HELP p2psip_dht_operation_duration_seconds "), all.get(0));
@@ -69,11 +71,25 @@ class PrometheusTextTest {
 
     @Test
     void theStoredEntriesGaugeAppearsOnlyWhenTheBackendCanCount() {
-        String counted = PrometheusText.render(new DhtLatencies().snapshot(), 17);
-        String unknown = PrometheusText.render(new DhtLatencies().snapshot(), -1);
+        String counted = PrometheusText.render(new DhtLatencies().snapshot(), 17, Map.of());
+        String unknown = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
 
         assertTrue(counted.contains("# TYPE p2psip_dht_stored_entries gauge\np2psip_dht_stored_entries 17\n"), counted);
         assertFalse(unknown.contains("p2psip_dht_stored_entries"), unknown);
+    }
+
+    @Test
+    void keyOperationsAreCountedByPlacement() {
+        DhtLatencies latencies = new DhtLatencies();
+        latencies.countKey(KeyOwnership.LOCAL);
+        latencies.countKey(KeyOwnership.LOCAL);
+        latencies.countKey(KeyOwnership.REMOTE);
+        String text = PrometheusText.render(latencies.snapshot(), -1, latencies.keyOwnership());
+
+        assertTrue(text.contains("# TYPE p2psip_dht_key_operations_total counter\n"
+                + "p2psip_dht_key_operations_total{placement=\"local\"} 2\n"
+                + "p2psip_dht_key_operations_total{placement=\"remote\"} 1\n"
+                + "p2psip_dht_key_operations_total{placement=\"unknown\"} 0\n"), text);
     }
 
     @Test
