@@ -77,9 +77,11 @@ final class ClusterProcess implements AutoCloseable {
      *
      * @param authRequired whether the nodes require digest authentication; they then serve admin
      *                     endpoints with a secret of this run's own, for the generator to provision its users
+     * @param policy       the balancer's {@code --policy}
      * @param log          where the cluster's and its nodes' output goes
      */
-    static ClusterProcess start(String dht, int nodes, int replicas, boolean authRequired, Duration timeout, Path log)
+    static ClusterProcess start(String dht, int nodes, int replicas, boolean authRequired, String policy,
+                                Duration timeout, Path log)
             throws ClusterStartException {
         int sipBase = LocalPorts.consecutive(nodes + 1, 0, 0);
         int overlayBase = LocalPorts.consecutive(nodes, sipBase, sipBase + nodes + 1);
@@ -87,7 +89,7 @@ final class ClusterProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(javaCommand());
         command.addAll(List.of(MAIN_CLASS, "cluster", "--dht", dht, "--nodes", Integer.toString(nodes),
                 "--sip", lb.toString(), "--overlay-base", Integer.toString(overlayBase),
-                "--replicas", Integer.toString(Math.min(replicas, nodes)),
+                "--replicas", Integer.toString(Math.min(replicas, nodes)), "--policy", policy,
                 // The generator is one address sending far above any phone's rate: not a flood to ban.
                 "--trusted-source", "127.0.0.1"));
         int metricsBase = LocalPorts.consecutive(nodes, Math.min(sipBase, overlayBase),

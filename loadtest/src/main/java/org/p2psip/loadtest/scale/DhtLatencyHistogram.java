@@ -10,8 +10,10 @@ import java.util.regex.Pattern;
  * The nodes' DHT-operation latency histogram
  * ({@code p2psip_dht_operation_duration_seconds}, Prometheus text format
  * 0.0.4), every operation kind and outcome of every node added together:
- * cumulative counts by bucket bound, and the count of failed operations.
- * Two scrapes subtracted give what happened in between.
+ * cumulative counts by bucket bound, and the count of failed operations;
+ * beside it, the key operations the nodes started as owners of the key and
+ * not ({@value #KEY_OPERATIONS}). Two scrapes subtracted give what happened
+ * in between.
  */
 final class DhtLatencyHistogram {
 
@@ -20,25 +22,44 @@ final class DhtLatencyHistogram {
             "^" + FAMILY + "_bucket\\{([^}]*)\\}\\s+(\\S+)(?:\\s+\\S+)?$");
     private static final Pattern LE = Pattern.compile("(?:^|,)le=\"([^\"]+)\"");
     private static final Pattern ERROR = Pattern.compile("(?:^|,)outcome=\"error\"");
+    static final String KEY_OPERATIONS = "p2psip_dht_key_operations_total";
+    private static final Pattern KEYS = Pattern.compile(
+            "^" + KEY_OPERATIONS + "\\{placement=\"(local|remote)\"\\}\\s+(\\S+)(?:\\s+\\S+)?$");
 
     /** Cumulative counts by upper bound in seconds; +Inf as {@link Double#POSITIVE_INFINITY}. */
     private final TreeMap<Double, Long> cumulative;
     private final long errors;
+    private final long local;
+    private final long remote;
 
-    private DhtLatencyHistogram(TreeMap<Double, Long> cumulative, long errors) {
+    private DhtLatencyHistogram(TreeMap<Double, Long> cumulative, long errors, long local, long remote) {
         this.cumulative = cumulative;
         this.errors = errors;
+        this.local = local;
+        this.remote = remote;
     }
 
     static DhtLatencyHistogram empty() {
-        return new DhtLatencyHistogram(new TreeMap<>(), 0);
+        return new DhtLatencyHistogram(new TreeMap<>(), 0, 0, 0);
     }
 
     /** The family's buckets in one scrape; lines of other families are ignored. */
     static DhtLatencyHistogram parse(String exposition) {
         TreeMap<Double, Long> counts = new TreeMap<>();
         long errors = 0;
+        long local = 0;
+        long remote = 0;
         for (String line : exposition.split("\n")) {
+            Matcher k = KEYS.matcher(line.strip());
+            if (k.matches()) {
+                long n = (long) Double.parseDouble(k.group(2));
+                if (k.group(1).equals("local")) {
+                    local += n;
+                } else {
+                    remote += n;
+                }
+                continue;
+            }
             Matcher m = BUCKET.matcher(line.strip());
             if (!m.matches()) {
                 continue;
@@ -54,7 +75,7 @@ final class DhtLatencyHistogram {
                 errors += count;
             }
         }
-        return new DhtLatencyHistogram(counts, errors);
+        return new DhtLatencyHistogram(counts, errors, local, remote);
     }
 
     private static double bound(String le) {
@@ -64,14 +85,15 @@ final class DhtLatencyHistogram {
     DhtLatencyHistogram plus(DhtLatencyHistogram other) {
         TreeMap<Double, Long> sum = new TreeMap<>(cumulative);
         other.cumulative.forEach((b, c) -> sum.merge(b, c, Long::sum));
-        return new DhtLatencyHistogram(sum, errors + other.errors);
+        return new DhtLatencyHistogram(sum, errors + other.errors, local + other.local, remote + other.remote);
     }
 
     /** What was added since {@code before} (a counter that went down, a restarted node, counts as nothing). */
     DhtLatencyHistogram minus(DhtLatencyHistogram before) {
         TreeMap<Double, Long> diff = new TreeMap<>();
         cumulative.forEach((b, c) -> diff.put(b, Math.max(0, c - before.cumulative.getOrDefault(b, 0L))));
-        return new DhtLatencyHistogram(diff, Math.max(0, errors - before.errors));
+        return new DhtLatencyHistogram(diff, Math.max(0, errors - before.errors), Math.max(0, local - before.local),
+                Math.max(0, remote - before.remote));
     }
 
     long count() {
@@ -85,7 +107,8 @@ final class DhtLatencyHistogram {
         if (n == 0) {
             return Optional.empty();
         }
-        return Optional.of(new DhtOperations(n, Math.min(errors, n), quantile(0.5) * 1000, quantile(0.99) * 1000));
+        return Optional.of(new DhtOperations(n, Math.min(errors, n), quantile(0.5) * 1000, quantile(0.99) * 1000,
+                local, remote));
     }
 
     /**

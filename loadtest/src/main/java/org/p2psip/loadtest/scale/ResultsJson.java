@@ -26,6 +26,7 @@ public final class ResultsJson {
         b.append("  \"settings\": {")
                 .append("\"dht\": ").append(strings(s.dhts()))
                 .append(", \"auth\": ").append(strings(s.auths()))
+                .append(", \"policy\": ").append(strings(s.policies()))
                 .append(", \"nodes\": ").append(s.nodeCounts().stream().map(String::valueOf)
                         .collect(Collectors.joining(", ", "[", "]")))
                 .append(", \"scenario\": ").append(strings(s.scenarios().stream().map(x -> x.label()).toList()))
@@ -55,6 +56,7 @@ public final class ResultsJson {
         StringBuilder b = new StringBuilder(400);
         b.append("{\"dht\": ").append(string(c.dht()))
                 .append(", \"auth\": ").append(string(c.auth()))
+                .append(", \"policy\": ").append(string(c.policy()))
                 .append(", \"nodes\": ").append(c.nodes())
                 .append(", \"scenario\": ").append(string(c.scenario()))
                 .append(", \"status\": ").append(string(c.status().label()))
@@ -76,7 +78,11 @@ public final class ResultsJson {
             b.append("{\"count\": ").append(d.count())
                     .append(", \"errors\": ").append(d.errors())
                     .append(", \"p50_ms\": ").append(number(d.p50Millis()))
-                    .append(", \"p99_ms\": ").append(number(d.p99Millis())).append('}');
+                    .append(", \"p99_ms\": ").append(number(d.p99Millis()))
+                    .append(", \"local\": ").append(d.local())
+                    .append(", \"remote\": ").append(d.remote())
+                    .append(", \"local_share\": ").append(d.localShare().isPresent()
+                            ? number(d.localShare().getAsDouble()) : "null").append('}');
         }
         b.append(", \"cpu_ms_per_1000\": ");
         if (c.cpu().isEmpty()) {

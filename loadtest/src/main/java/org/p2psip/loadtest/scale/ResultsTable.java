@@ -68,16 +68,19 @@ public final class ResultsTable {
         StringBuilder b = new StringBuilder();
         b.append("### latency at the max rate — p50 / p90 / p99 ms\n\n");
         b.append("Requests as the generator saw them, and the nodes' DHT operations in the same step "
-                + "(every node's get, put, remove and placement, from their `--metrics`).\n\n");
+                + "(every node's get, put, remove and placement, from their `--metrics`). DHT local: the share of "
+                + "gets, puts and removes started on the node that owned the key.\n\n");
         b.append("| scenario | backend | nodes | max rate/s | failed | p50 | p90 | p99 | DHT ops | DHT failed "
-                + "| DHT p50 | DHT p99 |\n");
-        b.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+                + "| DHT p50 | DHT p99 | DHT local |\n");
+        b.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (ScaleCell c : r.cells()) {
             if (!c.measured()) {
                 continue;
             }
-            String dht = c.dhtOperations().map(d -> String.format(Locale.ROOT, "%,d | %,d | %.2f | %.2f", d.count(),
-                    d.errors(), d.p50Millis(), d.p99Millis())).orElse("— | — | — | —");
+            String dht = c.dhtOperations().map(d -> String.format(Locale.ROOT, "%,d | %,d | %.2f | %.2f | %s",
+                    d.count(), d.errors(), d.p50Millis(), d.p99Millis(), d.localShare().isPresent()
+                            ? String.format(Locale.ROOT, "%.1f %%", 100 * d.localShare().getAsDouble()) : "—"))
+                    .orElse("— | — | — | — | —");
             b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %,d | %.2f | %.2f | %.2f | %s |\n",
                     c.scenario(), c.row(), c.nodes(), grouped(c.maxRate()), c.failed(), c.p50Millis(), c.p90Millis(),
                     c.p99Millis(), dht));

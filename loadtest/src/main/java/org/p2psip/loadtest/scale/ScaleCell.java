@@ -1,5 +1,7 @@
 package org.p2psip.loadtest.scale;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -9,6 +11,7 @@ import java.util.Optional;
  *
  * @param dht          backend name
  * @param auth         the nodes' {@code --auth}: {@code required} (digest, the default) or {@code none}
+ * @param policy       the balancer's {@code --policy}: {@code owner} (the default), {@code call-id}, ...
  * @param nodes        node processes behind the balancer
  * @param scenario     scenario label ("register", "call")
  * @param status       {@link Status#OK}, {@link Status#SKIPPED} or {@link Status#FAILED}
@@ -28,7 +31,7 @@ import java.util.Optional;
  * @param dhtOperations the nodes' DHT operations in that step, when their {@code --metrics} could be read
  * @param cpu          what that step cost in CPU, when the processes' times could be read
  */
-public record ScaleCell(String dht, String auth, int nodes, String scenario, Status status, String note, double maxRate,
+public record ScaleCell(String dht, String auth, String policy, int nodes, String scenario, Status status, String note, double maxRate,
                         double achievedRate, double successRatio, double p50Millis, double p90Millis,
                         double p99Millis, int steps, String stoppedBy, double loadAverage,
                         Optional<SippCheck> sipp, long failed, Optional<DhtOperations> dhtOperations,
@@ -52,6 +55,7 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
     public ScaleCell {
         Objects.requireNonNull(dht, "dht");
         Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(scenario, "scenario");
         Objects.requireNonNull(status, "status");
         note = note == null ? "" : note;
@@ -68,32 +72,46 @@ public record ScaleCell(String dht, String auth, int nodes, String scenario, Sta
     public static final String AUTH_REQUIRED = "required";
     public static final String AUTH_NONE = "none";
 
-    /** The table row this cell belongs to: the backend, marked when the nodes ran without authentication. */
+    /** The balancer's default policy: each request to the node that owns its AOR. */
+    public static final String POLICY_OWNER = "owner";
+
+    /**
+     * The table row this cell belongs to: the backend, marked when the nodes
+     * ran without authentication or the balancer with another policy than
+     * {@value #POLICY_OWNER}.
+     */
     public String row() {
-        return row(dht, auth);
+        return row(dht, auth, policy);
     }
 
-    /** The row of {@code dht} with the nodes' {@code --auth auth}. */
-    public static String row(String dht, String auth) {
-        return AUTH_NONE.equals(auth) ? dht + " (auth none)" : dht;
+    /** The row of {@code dht} with the nodes' {@code --auth auth} behind a balancer with {@code --policy policy}. */
+    public static String row(String dht, String auth, String policy) {
+        List<String> marks = new ArrayList<>();
+        if (AUTH_NONE.equals(auth)) {
+            marks.add("auth none");
+        }
+        if (!POLICY_OWNER.equals(policy)) {
+            marks.add(policy);
+        }
+        return marks.isEmpty() ? dht : dht + " (" + String.join(", ", marks) + ")";
     }
 
     /** A cell not run, and why. */
-    public static ScaleCell skipped(String dht, String auth, int nodes, String scenario, String why) {
-        return new ScaleCell(dht, auth, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
+    public static ScaleCell skipped(String dht, String auth, String policy, int nodes, String scenario, String why) {
+        return new ScaleCell(dht, auth, policy, nodes, scenario, Status.SKIPPED, why, 0, 0, 0, 0, 0, 0, 0, "", -1,
                 Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** A cell whose cluster or run failed. */
-    public static ScaleCell failed(String dht, String auth, int nodes, String scenario, String why,
+    public static ScaleCell failed(String dht, String auth, String policy, int nodes, String scenario, String why,
                                    double loadAverage) {
-        return new ScaleCell(dht, auth, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
+        return new ScaleCell(dht, auth, policy, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
                 Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** This cell with a SIPp cross-check attached. */
     public ScaleCell withSipp(SippCheck check) {
-        return new ScaleCell(dht, auth, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
+        return new ScaleCell(dht, auth, policy, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
                 p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations, cpu);
     }
 

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.loadtest.bench.Scenario;
+import org.p2psip.servlet.lb.BalancingPolicy;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -104,6 +105,11 @@ public final class ScaleCommand implements Callable<Integer> {
                     + "first) and none. Default: required,none.")
     List<String> auths;
 
+    @Option(names = "--policy", split = ",", paramLabel = "POLICY[,...]",
+            description = "The balancer's --policy, a row per backend for each: owner (each request to the node that "
+                    + "owns its AOR), call-id, aor or round-robin. Default: owner.")
+    List<String> policies;
+
     @Option(names = "--users", paramLabel = "N",
             description = "With --auth required: bench users provisioned on each cluster; flows cycle through them. "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -194,9 +200,21 @@ public final class ScaleCommand implements Callable<Integer> {
                 modes.add(m);
             }
         }
+        List<String> balancing = new ArrayList<>();
+        for (String p : policies == null ? DEFAULTS.policies() : policies) {
+            String name;
+            try {
+                name = BalancingPolicy.parse(p).flag();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--policy: " + e.getMessage());
+            }
+            if (!balancing.contains(name)) {
+                balancing.add(name);
+            }
+        }
         return new ScaleSettings(backends, counts, chosen, out, replicas, threads, seconds(warmupSeconds), startRate,
                 growth, precision, maxSteps, seconds(stepSeconds), p99Bound, seconds(budgetSeconds), aors,
-                DEFAULTS.clusterStart(), crossCheckSipp, modes, users);
+                DEFAULTS.clusterStart(), crossCheckSipp, modes, balancing, users);
     }
 
     private static Duration seconds(double s) {

@@ -75,10 +75,12 @@ public final class ScaleRun {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             for (String auth : settings.auths()) {
-                for (String dht : settings.dhts()) {
-                    for (int nodes : settings.nodeCounts()) {
-                        cells.addAll(cluster(dht, auth, nodes));
-                        write(results(started, t0, cells));
+                for (String policy : settings.policies()) {
+                    for (String dht : settings.dhts()) {
+                        for (int nodes : settings.nodeCounts()) {
+                            cells.addAll(cluster(dht, auth, policy, nodes));
+                            write(results(started, t0, cells));
+                        }
                     }
                 }
             }
@@ -108,13 +110,16 @@ public final class ScaleRun {
         Files.writeString(out.resolve("results.md"), ResultsTable.render(r), StandardCharsets.UTF_8);
     }
 
-    /** Every scenario on one cluster of {@code nodes} nodes of {@code dht} running {@code --auth auth}. */
-    private List<ScaleCell> cluster(String dht, String auth, int nodes) {
+    /**
+     * Every scenario on one cluster of {@code nodes} nodes of {@code dht}
+     * running {@code --auth auth}, its balancer under {@code --policy policy}.
+     */
+    private List<ScaleCell> cluster(String dht, String auth, String policy, int nodes) {
         List<ScaleCell> cells = new ArrayList<>();
-        String row = ScaleCell.row(dht, auth);
+        String row = ScaleCell.row(dht, auth, policy);
         if ("local".equals(dht) && nodes > 1) {
             for (Scenario s : settings.scenarios()) {
-                cells.add(ScaleCell.skipped(dht, auth, nodes, s.label(),
+                cells.add(ScaleCell.skipped(dht, auth, policy, nodes, s.label(),
                         "local keeps registrations inside one node: measured with 1 node only"));
             }
             if (nodes == firstMultiNodeCount()) {
@@ -129,14 +134,15 @@ public final class ScaleRun {
         // Two tries: on a busy machine a member can miss its start timeout, or a port checked free be taken.
         for (int attempt = 1; cluster == null; attempt++) {
             try {
-                cluster = ClusterProcess.start(dht, nodes, settings.replicas(), authRequired, settings.clusterStart(),
-                        settings.out().resolve("cluster-" + dht + "-" + auth + "-" + nodes
+                cluster = ClusterProcess.start(dht, nodes, settings.replicas(), authRequired, policy,
+                        settings.clusterStart(), settings.out().resolve("cluster-" + dht + "-" + auth + "-" + policy
+                                + "-" + nodes
                                 + (attempt > 1 ? "-" + attempt : "") + ".log"));
             } catch (ClusterProcess.ClusterStartException e) {
                 say("%s x%d: %s", row, nodes, e.getMessage());
                 if (attempt >= 2) {
                     for (Scenario s : settings.scenarios()) {
-                        cells.add(ScaleCell.failed(dht, auth, nodes, s.label(), e.getMessage(), loadAverage()));
+                        cells.add(ScaleCell.failed(dht, auth, policy, nodes, s.label(), e.getMessage(), loadAverage()));
                     }
                     return cells;
                 }
@@ -156,7 +162,7 @@ public final class ScaleRun {
                     BenchUsers.provision(provisioning, cluster.balancer().toString(), callees());
                 } catch (RuntimeException e) {
                     for (Scenario s : settings.scenarios()) {
-                        cells.add(ScaleCell.failed(dht, auth, nodes, s.label(), e.getMessage(), loadAverage()));
+                        cells.add(ScaleCell.failed(dht, auth, policy, nodes, s.label(), e.getMessage(), loadAverage()));
                     }
                     return cells;
                 }
@@ -165,12 +171,12 @@ public final class ScaleRun {
             }
             boolean fresh = true;
             for (Scenario s : settings.scenarios()) {
-                ScaleCell cell = measure(dht, auth, nodes, s, cluster, benchAuth, startNote, fresh ? nodes : 1);
+                ScaleCell cell = measure(dht, auth, policy, nodes, s, cluster, benchAuth, startNote, fresh ? nodes : 1);
                 fresh = false;
                 if (s == Scenario.REGISTER && settings.crossCheckSipp() && cell.measured() && !authRequired) {
                     say("%s x%d %s: SIPp cross-check at %.0f/s", row, nodes, s.label(), cell.maxRate());
                     cell = cell.withSipp(SippCrossCheck.run(cluster.balancer(), cell.maxRate(), cell.achievedRate(),
-                            settings.out().resolve("sipp-" + dht + "-" + nodes)));
+                            settings.out().resolve("sipp-" + dht + "-" + policy + "-" + nodes)));
                     say("%s x%d %s: %s", row, nodes, s.label(), ResultsTable.sippText(cell.sipp().orElseThrow()));
                 }
                 cells.add(cell);
@@ -198,11 +204,11 @@ public final class ScaleRun {
      *                    each must get as much as a single node would; 1 once
      *                    an earlier scenario has warmed the cluster
      */
-    private ScaleCell measure(String dht, String auth, int nodes, Scenario scenario, ClusterProcess cluster,
+    private ScaleCell measure(String dht, String auth, String policy, int nodes, Scenario scenario, ClusterProcess cluster,
                               BenchAuth benchAuth, String startNote, int warmupShare) {
         double load = loadAverage();
         HostPort target = cluster.balancer();
-        String row = ScaleCell.row(dht, auth);
+        String row = ScaleCell.row(dht, auth, policy);
         LoadSpec base = LoadSpec.of(scenario, target).withThreads(settings.threads()).withAors(settings.aors())
                 .withCount(SEARCH_COUNT_BUDGET).withDuration(settings.searchBudget()).withAuth(benchAuth);
         RateSearchSpec search = new RateSearchSpec(settings.startRate(), settings.growth(), settings.precision(),
@@ -215,7 +221,7 @@ public final class ScaleRun {
                 note = join(note, warmUp(run, base, settings.warmup().multipliedBy(warmupShare)));
             }
             if (!cluster.isAlive()) {
-                return ScaleCell.failed(dht, auth, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
+                return ScaleCell.failed(dht, auth, policy, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
                         load);
             }
             StepMeter<DhtLatencyHistogram, DhtOperations> dhtMeter =
@@ -228,7 +234,7 @@ public final class ScaleRun {
                 String path = m.steps().stream().map(s -> String.format(Locale.ROOT, "%.0f/s: %.2f%% ok, p99 %.0f ms",
                         s.report().offeredRate(), 100 * s.report().successRatio(), s.report().p99Millis()))
                         .reduce((a, b) -> a + "; " + b).orElse("no step ran");
-                return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK,
+                return new ScaleCell(dht, auth, policy, nodes, scenario.label(), ScaleCell.Status.OK,
                         join(note, "no step held (" + path + ")"), 0, 0, 0, 0, 0, 0, m.steps().size(), m.stoppedBy(),
                         load, Optional.empty(), 0, Optional.empty(), Optional.empty());
             }
@@ -243,14 +249,14 @@ public final class ScaleRun {
                 }
             }
             Optional<DhtOperations> dhtOps = dhtMeter.of(bestStep);
-            return new ScaleCell(dht, auth, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
+            return new ScaleCell(dht, auth, policy, nodes, scenario.label(), ScaleCell.Status.OK, note, m.bestRate(),
                     best.achievedRate(), best.successRatio(), best.p50Millis(), best.p90Millis(), best.p99Millis(),
                     m.steps().size(), m.stoppedBy(), load, Optional.empty(), best.failed(), dhtOps,
                     cpuMeter.of(bestStep));
         } catch (RuntimeException e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage();
             say("%s x%d %s: failed: %s", row, nodes, scenario.label(), why);
-            return ScaleCell.failed(dht, auth, nodes, scenario.label(), join(note, why), load);
+            return ScaleCell.failed(dht, auth, policy, nodes, scenario.label(), join(note, why), load);
         }
     }
 

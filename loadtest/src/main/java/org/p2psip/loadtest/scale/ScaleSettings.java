@@ -31,22 +31,24 @@ import org.p2psip.loadtest.bench.Scenario;
  * @param crossCheckSipp whether to run SIPp at the found register rate
  * @param auths         the nodes' {@code --auth} values to measure, each a row per backend:
  *                      {@code required} (the generator provisions users and authenticates with digest) and {@code none}
+ * @param policies      the balancer's {@code --policy} values to measure, each a row per backend and auth mode
  * @param users         with authentication, the bench users provisioned on each cluster
  */
 public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Scenario> scenarios, Path out,
                             int replicas, int threads, Duration warmup, double startRate, double growth,
                             double precision, int maxSteps, Duration stepDuration, double p99BoundMillis,
                             Duration searchBudget, int aors, Duration clusterStart, boolean crossCheckSipp,
-                            List<String> auths, int users) {
+                            List<String> auths, List<String> policies, int users) {
 
     public ScaleSettings {
         dhts = List.copyOf(dhts);
         nodeCounts = List.copyOf(nodeCounts);
         scenarios = List.copyOf(scenarios);
         auths = List.copyOf(auths);
+        policies = List.copyOf(policies);
         Objects.requireNonNull(out, "out");
-        if (dhts.isEmpty() || nodeCounts.isEmpty() || scenarios.isEmpty() || auths.isEmpty()) {
-            throw new IllegalArgumentException("at least one backend, node count, scenario and auth mode");
+        if (dhts.isEmpty() || nodeCounts.isEmpty() || scenarios.isEmpty() || auths.isEmpty() || policies.isEmpty()) {
+            throw new IllegalArgumentException("at least one backend, node count, scenario, auth mode and policy");
         }
         if (auths.stream().anyMatch(a -> !ScaleCell.AUTH_REQUIRED.equals(a) && !ScaleCell.AUTH_NONE.equals(a))) {
             throw new IllegalArgumentException("auth modes are required and none");
@@ -69,6 +71,7 @@ public record ScaleSettings(List<String> dhts, List<Integer> nodeCounts, List<Sc
                 List.of(Scenario.REGISTER, Scenario.CALL), out, 1,
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), Duration.ofSeconds(4), 1000,
                 1.6, 0.10, 11, Duration.ofSeconds(2), 200, Duration.ofSeconds(30), 500, Duration.ofSeconds(120),
-                false, List.of(ScaleCell.AUTH_REQUIRED, ScaleCell.AUTH_NONE), BenchAuth.DEFAULT_USERS);
+                false, List.of(ScaleCell.AUTH_REQUIRED, ScaleCell.AUTH_NONE), List.of(ScaleCell.POLICY_OWNER),
+                BenchAuth.DEFAULT_USERS);
     }
 }

@@ -23,6 +23,10 @@ class DhtLatencyHistogramTest {
             p2psip_dht_operation_duration_seconds_bucket{operation="put",outcome="error",le="0.01"} 0
             p2psip_dht_operation_duration_seconds_bucket{operation="put",outcome="error",le="+Inf"} 2
             p2psip_dht_stored_entries 42
+            # TYPE p2psip_dht_key_operations_total counter
+            p2psip_dht_key_operations_total{placement="local"} 90
+            p2psip_dht_key_operations_total{placement="remote"} 18
+            p2psip_dht_key_operations_total{placement="unknown"} 0
             """;
 
     @Test
@@ -56,6 +60,19 @@ class DhtLatencyHistogramTest {
         DhtOperations ops = step.summary().orElseThrow();
         assertEquals(0, ops.errors());
         assertEquals(1.0 * 99 / 100, ops.p99Millis(), 1e-9, "all 100 within 1 ms: rank 99 of 100");
+    }
+
+    @Test
+    void keyOperationsAreSplitByWhetherTheNodeOwnedTheKey() {
+        DhtLatencyHistogram before = DhtLatencyHistogram.parse(NODE_A).plus(DhtLatencyHistogram.parse(NODE_A));
+        String later = NODE_A.replace("le=\"+Inf\"} 100", "le=\"+Inf\"} 200")
+                .replace("placement=\"local\"} 90", "placement=\"local\"} 189")
+                .replace("placement=\"remote\"} 18", "placement=\"remote\"} 19");
+        DhtOperations step = DhtLatencyHistogram.parse(later).plus(DhtLatencyHistogram.parse(NODE_A)).minus(before)
+                .summary().orElseThrow();
+        assertEquals(99, step.local());
+        assertEquals(1, step.remote());
+        assertEquals(0.99, step.localShare().orElseThrow(), 1e-12);
     }
 
     @Test

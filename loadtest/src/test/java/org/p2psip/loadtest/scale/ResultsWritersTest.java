@@ -21,27 +21,27 @@ class ResultsWritersTest {
     }
 
     private static ScaleCell ok(String dht, String auth, int nodes, String scenario, double rate) {
-        return new ScaleCell(dht, auth, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
+        return new ScaleCell(dht, auth, ScaleCell.POLICY_OWNER, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99, 1.0, 1.5, 4.25, 20.125,
                 6, "converged", 3.5, Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** A multi-node cell whose nodes' DHT operations were read: 3 of 30,000 failed. */
     private static ScaleCell withDht(String dht, int nodes, String scenario, double rate) {
-        return new ScaleCell(dht, ScaleCell.AUTH_REQUIRED, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99,
+        return new ScaleCell(dht, ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER, nodes, scenario, ScaleCell.Status.OK, "", rate, rate * 0.99,
                 0.9999, 1.5, 4.25, 20.125, 6, "converged", 3.5, Optional.empty(), 2,
-                Optional.of(new DhtOperations(30_000, 3, 0.75, 12.5)), Optional.of(new CpuCost(1_500, 250, 400)));
+                Optional.of(new DhtOperations(30_000, 3, 0.75, 12.5, 19_000, 1_000)), Optional.of(new CpuCost(1_500, 250, 400)));
     }
 
     private static ScaleResults sample() {
         List<ScaleCell> cells = List.of(
                 ok("local", 1, "register", 8000).withSipp(SippCheck.judge(8000, 7920, 7600, 32000, 0)),
                 ok("local", 1, "call", 1200),
-                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, 2, "register", "one node only"),
-                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, 2, "call", "one node only"),
+                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER, 2, "register", "one node only"),
+                ScaleCell.skipped("local", ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER, 2, "call", "one node only"),
                 ok("hazelcast", 1, "register", 4000),
                 ok("hazelcast", 1, "call", 900),
                 withDht("hazelcast", 2, "register", 3000),
-                ScaleCell.failed("hazelcast", ScaleCell.AUTH_REQUIRED, 2, "call",
+                ScaleCell.failed("hazelcast", ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER, 2, "call",
                         "node 2 said \"port busy\", then\nexited", 7.25),
                 ok("hazelcast", ScaleCell.AUTH_NONE, 1, "register", 5000));
         return new ScaleResults(Instant.parse("2026-11-21T10:00:00Z"), 123.4, 2, "17.0.15",
@@ -55,16 +55,17 @@ class ResultsWritersTest {
         assertEquals(1 + 9, rows.size());
         rows.forEach(r -> assertEquals(ResultsCsv.COLUMNS.size(), r.size(), r.toString()));
         List<String> first = rows.get(1);
-        assertEquals(List.of("local", "required", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500", "4.250",
-                "20.125", "6", "converged", "3.50", "8000", "7600.0", "true", "0", "", "", "", "", "", "", "", "", ""), first);
-        assertEquals(List.of("2", "30000", "3", "0.750", "12.500"), rows.get(7).subList(17, 22),
-                "failed requests, then the nodes' DHT operations");
-        assertEquals(List.of("1500.0", "250.0", "400.0", "2667"), rows.get(7).subList(22, 26),
+        assertEquals(List.of("local", "required", "owner", "1", "register", "ok", "8000", "7920.0", "1.00000", "1.500",
+                "4.250", "20.125", "6", "converged", "3.50", "8000", "7600.0", "true", "0", "", "", "", "", "", "", "",
+                "", "", ""), first);
+        assertEquals(List.of("2", "30000", "3", "0.750", "12.500", "0.9500"), rows.get(7).subList(18, 24),
+                "failed requests, then the nodes' DHT operations and the share started where the key lives");
+        assertEquals(List.of("1500.0", "250.0", "400.0", "2667"), rows.get(7).subList(24, 28),
                 "CPU per 1,000 requests: nodes, balancer, generator; then 2 nodes x 2 cores projected");
         List<String> failed = rows.get(8);
-        assertEquals("failed", failed.get(4));
-        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(26));
-        assertEquals("", rows.get(3).get(14), "no SIPp figures for a cell without a cross-check");
+        assertEquals("failed", failed.get(5));
+        assertEquals("node 2 said \"port busy\", then\nexited", failed.get(28));
+        assertEquals("", rows.get(3).get(15), "no SIPp figures for a cell without a cross-check");
         assertEquals("none", rows.get(9).get(1));
     }
 
@@ -87,8 +88,9 @@ class ResultsWritersTest {
         assertEquals(Boolean.TRUE, sipp.get("agree"));
         assertNull(cells.get(1).get("sipp"));
         assertNull(first.get("dht_operations"), "no metrics read");
-        assertEquals(Map.of("count", 30000.0, "errors", 3.0, "p50_ms", 0.75, "p99_ms", 12.5),
-                cells.get(6).get("dht_operations"));
+        assertEquals(Map.of("count", 30000.0, "errors", 3.0, "p50_ms", 0.75, "p99_ms", 12.5, "local", 19000.0,
+                "remote", 1000.0, "local_share", 0.95), cells.get(6).get("dht_operations"));
+        assertEquals("owner", first.get("policy"));
         assertEquals(2.0, cells.get(6).get("failed"));
         assertEquals(Map.of("nodes", 1500.0, "balancer", 250.0, "generator", 400.0),
                 cells.get(6).get("cpu_ms_per_1000"));
@@ -100,6 +102,7 @@ class ResultsWritersTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> settings = (Map<String, Object>) doc.get("settings");
         assertEquals(List.of("local", "hazelcast", "chord", "kademlia"), settings.get("dht"));
+        assertEquals(List.of("owner"), settings.get("policy"));
     }
 
     @Test
@@ -129,8 +132,8 @@ class ResultsWritersTest {
     @Test
     void markdownDocumentListsLatenciesAndNotes() {
         String md = ResultsTable.render(sample());
-        assertTrue(md.contains("| register | local | 1 | 8,000 | 0 | 1.50 | 4.25 | 20.13 | — | — | — | — |"), md);
-        assertTrue(md.contains("| register | hazelcast | 2 | 3,000 | 2 | 1.50 | 4.25 | 20.13 | 30,000 | 3 | 0.75 | 12.50 |"),
+        assertTrue(md.contains("| register | local | 1 | 8,000 | 0 | 1.50 | 4.25 | 20.13 | — | — | — | — | — |"), md);
+        assertTrue(md.contains("| register | hazelcast | 2 | 3,000 | 2 | 1.50 | 4.25 | 20.13 | 30,000 | 3 | 0.75 | 12.50 | 95.0 % |"),
                 md);
         assertFalse(md.contains("| call | hazelcast | 2 |"), "a failed cell has no latency row");
         assertTrue(md.contains("| register | hazelcast | 2 | 3,000 | 1,500 | 250 | 400 | 2,667 |"), md);
@@ -143,8 +146,15 @@ class ResultsWritersTest {
     }
 
     @Test
+    void aPolicyOtherThanOwnerIsARowOfItsOwn() {
+        assertEquals("chord", ScaleCell.row("chord", ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER));
+        assertEquals("chord (call-id)", ScaleCell.row("chord", ScaleCell.AUTH_REQUIRED, "call-id"));
+        assertEquals("chord (auth none, call-id)", ScaleCell.row("chord", ScaleCell.AUTH_NONE, "call-id"));
+    }
+
+    @Test
     void aCellWhereNoStepHeldSaysSo() {
-        ScaleCell none = new ScaleCell("chord", ScaleCell.AUTH_REQUIRED, 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
+        ScaleCell none = new ScaleCell("chord", ScaleCell.AUTH_REQUIRED, ScaleCell.POLICY_OWNER, 1, "call", ScaleCell.Status.OK, "", 0, 0, 0, 0, 0, 0, 3, "max-steps",
                 1, Optional.empty(), 0, Optional.empty(), Optional.empty());
         assertEquals("none held", ResultsTable.cellText(Optional.of(none), Optional.empty()));
         assertFalse(none.measured());

@@ -57,9 +57,9 @@ class ScaleSmokeTest {
         List<List<String>> csv = Csv.parse(Files.readString(out.resolve("results.csv"), StandardCharsets.UTF_8));
         assertEquals(ResultsCsv.COLUMNS, csv.get(0));
         assertEquals(5, csv.size(), "header, local x1, local x2 (skipped), with auth and without: " + csv);
-        assertEquals(List.of("local", "required", "1", "register", "ok"), csv.get(1).subList(0, 5), log);
-        assertEquals(List.of("local", "required", "2", "register", "skipped"), csv.get(2).subList(0, 5));
-        assertEquals(List.of("local", "none", "1", "register", "ok"), csv.get(3).subList(0, 5), log);
+        assertEquals(List.of("local", "required", "owner", "1", "register", "ok"), csv.get(1).subList(0, 6), log);
+        assertEquals(List.of("local", "required", "owner", "2", "register", "skipped"), csv.get(2).subList(0, 6));
+        assertEquals(List.of("local", "none", "owner", "1", "register", "ok"), csv.get(3).subList(0, 6), log);
         assertTrue(log.contains("provisioned 2,000 users"), "the generator's users are provisioned: " + log);
 
         @SuppressWarnings("unchecked")
@@ -71,12 +71,13 @@ class ScaleSmokeTest {
         Map<String, Object> measured = cells.get(0);
         assertEquals("ok", measured.get("status"));
         double rate = (Double) measured.get("max_rate");
-        assertEquals(Double.parseDouble(csv.get(1).get(5)), rate, 0.5, "CSV and JSON tell the same rate");
+        assertEquals(Double.parseDouble(csv.get(1).get(6)), rate, 0.5, "CSV and JSON tell the same rate");
         if (rate > 0) {
             @SuppressWarnings("unchecked")
             Map<String, Object> dhtOps = (Map<String, Object>) measured.get("dht_operations");
             assertNotNull(dhtOps, "the nodes' DHT operations in the max-rate step, from their --metrics: " + log);
             assertTrue((Double) dhtOps.get("count") >= rate * 0.5, "a REGISTER reads and writes: " + dhtOps);
+            assertEquals(1.0, (Double) dhtOps.get("local_share"), "one node owns every key: " + dhtOps);
             @SuppressWarnings("unchecked")
             Map<String, Object> cpu = (Map<String, Object>) measured.get("cpu_ms_per_1000");
             assertNotNull(cpu, "the processes' CPU in the max-rate step, from /proc: " + log);
@@ -96,7 +97,7 @@ class ScaleSmokeTest {
             assertPng(out.resolve("latency-register.png"));
             assertPng(out.resolve("cost-register.png"));
         }
-        assertTrue(Files.size(out.resolve("cluster-local-required-1.log")) > 0, "the cluster's output is kept");
+        assertTrue(Files.size(out.resolve("cluster-local-required-owner-1.log")) > 0, "the cluster's output is kept");
 
         // Tear-down is part of the job: no process the run started may outlive it.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -118,6 +119,8 @@ class ScaleSmokeTest {
         assertTrue(err.toString().contains("unknown DHT backend 'nosuch'"), err.toString());
         assertEquals(2, cl.execute("--scenario", "dance", "--out", out.toString()));
         assertTrue(err.toString().contains("unknown scenario 'dance'"), err.toString());
+        assertEquals(2, cl.execute("--policy", "nearest", "--out", out.toString()));
+        assertTrue(err.toString().contains("unknown policy 'nearest'"), err.toString());
     }
 
     @Test
@@ -130,6 +133,7 @@ class ScaleSmokeTest {
         assertEquals(List.of("register", "call"), s.scenarios().stream().map(x -> x.label()).toList());
         assertTrue(s.dhts().containsAll(List.of("local", "hazelcast", "chord", "kademlia")), s.dhts().toString());
         assertEquals(Duration.ofSeconds(2), s.stepDuration());
+        assertEquals(List.of("owner"), s.policies());
     }
 
     private static void assertPng(Path file) throws Exception {
