@@ -2,7 +2,7 @@ package org.p2psip.loadtest.bench;
 
 import java.util.Objects;
 
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterial;
 
 /**
  * The TLS side of a run (RFC 3261 §26.2): whom the lanes trust when they

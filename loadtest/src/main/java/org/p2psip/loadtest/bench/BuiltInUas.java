@@ -19,7 +19,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterial;
 
 /**
  * The built-in user agent server of the call and message scenarios, and

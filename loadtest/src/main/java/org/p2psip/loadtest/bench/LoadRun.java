@@ -17,9 +17,9 @@ import java.util.concurrent.atomic.LongAdder;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 
-import org.p2psip.servlet.tls.SelfSignedTls;
-import org.p2psip.servlet.tls.TlsMaterial;
-import org.p2psip.servlet.tls.TlsMaterialException;
+import org.p2psip.core.tls.SelfSignedTls;
+import org.p2psip.core.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterialException;
 
 /**
  * Runs load against a target: the programmatic entry point behind

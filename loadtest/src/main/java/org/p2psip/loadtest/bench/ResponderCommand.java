@@ -8,9 +8,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.tls.SelfSignedTls;
-import org.p2psip.servlet.tls.TlsMaterial;
-import org.p2psip.servlet.tls.TlsMaterialException;
+import org.p2psip.core.tls.SelfSignedTls;
+import org.p2psip.core.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterialException;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -11,8 +11,8 @@ import java.util.concurrent.Callable;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.cli.AuthMode;
 import org.p2psip.servlet.cli.ClusterSecrets;
-import org.p2psip.servlet.tls.TlsMaterial;
-import org.p2psip.servlet.tls.TlsMaterialException;
+import org.p2psip.core.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterialException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -26,7 +26,7 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509TrustManager;
 
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterial;
 
 /**
  * Whom the generator's TLS lanes trust (RFC 3261 §26.3.1: a client must

@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.loadtest.bench.Scenario;
-import org.p2psip.servlet.lb.BalancingPolicy;
+import org.p2psip.balancer.BalancingPolicy;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -66,7 +66,10 @@ public final class ScaleCommand implements Callable<Integer> {
     int threads = DEFAULTS.threads();
 
     @Option(names = "--warmup", paramLabel = "SECONDS",
-            description = "Unmeasured load before each search, in four equal rounds at an eighth, a quarter, half and all of --start-rate (0: none); on a fresh cluster, this much per node. Default: ${DEFAULT-VALUE}.")
+            description = "Unmeasured load before each search, in four equal rounds at an eighth, a quarter, half and "
+                    + "all of --start-rate (0: none); on a fresh cluster, this much per node. Then rounds as long at half "
+                    + "the start rate until the nodes' CPU per request stops falling (compiled code, not the JIT, is "
+                    + "measured), at most 20. Default: ${DEFAULT-VALUE}.")
     double warmupSeconds = DEFAULTS.warmup().toMillis() / 1000.0;
 
     @Option(names = "--start-rate", paramLabel = "N", description = "First rate of each search. Default: ${DEFAULT-VALUE}.")

@@ -41,6 +41,8 @@ public final class ScaleRun {
     private static final Duration WARMUP_DRAIN = Duration.ofSeconds(2);
     /** Warm-up rounds, each at twice the rate of the one before, the last at the start rate. */
     private static final int WARMUP_ROUNDS = 4;
+    /** Most settling rounds after the warm-up: with 4 nodes, 4 s each, a bit over a minute. */
+    private static final int MAX_SETTLE_ROUNDS = 20;
 
     private final ScaleSettings settings;
     private final PrintWriter log;
@@ -219,6 +221,7 @@ public final class ScaleRun {
         try (LoadRun run = LoadRun.open(base)) {
             if (!settings.warmup().isZero()) {
                 note = join(note, warmUp(run, base, settings.warmup().multipliedBy(warmupShare)));
+                note = join(note, settle(run, base, cluster, settings.warmup().multipliedBy(warmupShare)));
             }
             if (!cluster.isAlive()) {
                 return ScaleCell.failed(dht, auth, policy, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
@@ -270,6 +273,42 @@ public final class ScaleRun {
      * the search's first step should not be the first time the cluster sees
      * that pace. Returns a note on failures, empty when there were none.
      */
+    /**
+     * After the warm-up, rounds at half the start rate, each as long as a
+     * warm-up round, until the nodes' CPU per request stops falling
+     * ({@link WarmupSettling}): the search should measure compiled code, and
+     * every node of a larger cluster takes its share of the requests to get
+     * there. Skipped when the processes' CPU cannot be read. Returns a note
+     * with the rounds run and their costs.
+     */
+    private String settle(LoadRun run, LoadSpec base, ClusterProcess cluster, Duration warmup) {
+        Duration round = warmup.dividedBy(WARMUP_ROUNDS);
+        if (round.isZero() || cluster.cpu().isEmpty()) {
+            return "";
+        }
+        double rate = Math.max(1, settings.startRate() / 2);
+        long count = Math.max(1, Math.round(rate * round.toMillis() / 1000.0));
+        WarmupSettling settling = new WarmupSettling(MAX_SETTLE_ROUNDS);
+        long failed = 0;
+        do {
+            Optional<CpuCost.Sample> before = cluster.cpu();
+            LoadReport w = run.measure(base.withRate(rate).withCount(count)
+                    .withDuration(round.plusSeconds(1)).withDrain(WARMUP_DRAIN), Progress.NONE);
+            Optional<CpuCost.Sample> after = cluster.cpu();
+            failed += w.failed();
+            Optional<CpuCost> cost = before.isEmpty() || after.isEmpty() ? Optional.empty()
+                    : CpuCost.between(before.get(), after.get(), w.attempted());
+            if (cost.isEmpty()) {
+                break;
+            }
+            settling.round(cost.get().nodesMillis());
+        } while (!settling.settled());
+        return String.format(Locale.ROOT, "settled at %.0f/s in %d rounds, node CPU ms per 1,000: %s%s", rate,
+                settling.costs().size(), settling.costs().stream().map(c -> String.format(Locale.ROOT, "%.0f", c))
+                        .reduce((a, b) -> a + ", " + b).orElse("none"),
+                failed > 0 ? " (" + failed + " failed)" : "");
+    }
+
     private String warmUp(LoadRun run, LoadSpec base, Duration warmup) {
         List<String> notes = new ArrayList<>();
         Duration round = warmup.dividedBy(WARMUP_ROUNDS);

@@ -37,9 +37,9 @@ import org.p2psip.servlet.cli.P2psip;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.TrustSettings;
-import org.p2psip.servlet.tls.SelfSignedTls;
-import org.p2psip.servlet.tls.TlsListener;
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.tls.SelfSignedTls;
+import org.p2psip.core.tls.TlsListener;
+import org.p2psip.core.tls.TlsMaterial;
 
 import picocli.CommandLine;
 

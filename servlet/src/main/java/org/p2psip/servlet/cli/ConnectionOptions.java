@@ -2,8 +2,8 @@ package org.p2psip.servlet.cli;
 
 import java.time.Duration;
 
-import org.p2psip.servlet.lb.BalancerSettings;
-import org.p2psip.servlet.lb.ConnectionLimits;
+import org.p2psip.balancer.BalancerSettings;
+import org.p2psip.balancer.ConnectionLimits;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Option;

@@ -9,11 +9,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.lb.BalancerSettings;
-import org.p2psip.servlet.lb.BalancerStartException;
-import org.p2psip.servlet.lb.BalancingPolicy;
-import org.p2psip.servlet.lb.SipBalancer;
-import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.balancer.BalancerSettings;
+import org.p2psip.balancer.BalancerStartException;
+import org.p2psip.balancer.BalancingPolicy;
+import org.p2psip.balancer.SipBalancer;
+import org.p2psip.core.tls.TlsListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

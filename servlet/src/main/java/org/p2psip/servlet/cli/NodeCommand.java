@@ -20,7 +20,7 @@ import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.node.TrustSettings;
-import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.core.tls.TlsListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.tls.TlsListener;
-import org.p2psip.servlet.tls.TlsMaterial;
-import org.p2psip.servlet.tls.TlsMaterialException;
+import org.p2psip.core.tls.TlsListener;
+import org.p2psip.core.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterialException;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Option;

@@ -53,7 +53,7 @@ import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.p2psip.servlet.stack.EdgeGuards;
 import org.p2psip.servlet.stack.PemSecurityManagerProvider;
-import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.core.tls.TlsListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -10,7 +10,7 @@ import java.util.Optional;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.tls.TlsListener;
+import org.p2psip.core.tls.TlsListener;
 
 /**
  * Everything needed to start one front node, as assembled from the command

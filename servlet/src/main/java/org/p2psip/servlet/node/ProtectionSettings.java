@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import org.p2psip.core.guard.SourceLimits;
-import org.p2psip.servlet.lb.ConnectionLimits;
+import org.p2psip.balancer.ConnectionLimits;
 
 /**
  * How a node defends itself against floods, overload and connection abuse

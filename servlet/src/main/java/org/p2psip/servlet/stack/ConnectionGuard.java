@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.guard.SourceGuard;
-import org.p2psip.servlet.lb.ConnectionLimits;
+import org.p2psip.balancer.ConnectionLimits;
 import org.p2psip.core.guard.SourceVerdict;
 
 /**

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
-import org.p2psip.servlet.lb.ConnectionLimits;
+import org.p2psip.balancer.ConnectionLimits;
 
 /**
  * The defences of one node's SIP transports: who is banned, when the node

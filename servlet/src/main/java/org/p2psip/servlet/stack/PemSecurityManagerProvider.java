@@ -9,7 +9,7 @@ import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManager;
 
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.tls.TlsMaterial;
 
 import gov.nist.core.net.SecurityManagerProvider;
 

@@ -1,7 +1,7 @@
 package org.p2psip.servlet.stack;
 
-import org.p2psip.servlet.lb.SipMessage;
-import org.p2psip.servlet.lb.StatelessResponses;
+import org.p2psip.balancer.SipMessage;
+import org.p2psip.balancer.StatelessResponses;
 
 /**
  * The node's answers to requests its SIP stack never sees (503 when

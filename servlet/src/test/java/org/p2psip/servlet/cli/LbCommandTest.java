@@ -14,7 +14,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.p2psip.servlet.tls.SelfSignedTls;
+import org.p2psip.core.tls.SelfSignedTls;
 
 import picocli.CommandLine;
 

@@ -24,10 +24,10 @@ import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.testing.DigestAnswers;
-import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.core.testing.RequestText;
 import org.p2psip.servlet.testing.SharedLocalDhtProvider;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.UdpPeer;
 
 /**
  * Digest authentication, served domains and the relay decision on two

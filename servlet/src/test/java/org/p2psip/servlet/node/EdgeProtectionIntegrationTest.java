@@ -19,10 +19,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.SocketReads;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.SocketReads;
+import org.p2psip.core.testing.UdpPeer;
 
 /**
  * The node's defences on real sockets: per-source bans, whole datagrams up

@@ -17,11 +17,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.core.testing.RequestText;
 import org.p2psip.servlet.testing.SharedLocalDhtProvider;
-import org.p2psip.servlet.testing.SipText;
+import org.p2psip.core.testing.SipText;
 import org.p2psip.servlet.testing.Steady;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.UdpPeer;
 
 /**
  * Forking cannot be turned into a flood: two AORs on two nodes whose

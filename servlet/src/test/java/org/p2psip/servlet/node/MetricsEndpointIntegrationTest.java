@@ -18,8 +18,8 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.metrics.DhtOperation;
 import org.p2psip.core.metrics.DhtOutcome;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.UdpPeer;
 
 /** A node started with a metrics address times its DHT and serves the figures; one without serves nothing. */
 class MetricsEndpointIntegrationTest {

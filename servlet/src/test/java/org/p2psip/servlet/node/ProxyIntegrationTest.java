@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.UdpPeer;
 
 /** Calls and proxy rules (RFC 3261 §16) through a node, between raw-socket user agents. */
 class ProxyIntegrationTest {

@@ -13,10 +13,10 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.core.testing.RequestText;
 import org.p2psip.servlet.testing.SharedLocalDhtProvider;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.UdpPeer;
 
 /**
  * Nodes that record-route in their front's name (the balancer's, here a

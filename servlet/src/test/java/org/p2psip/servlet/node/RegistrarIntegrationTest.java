@@ -23,9 +23,9 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.UdpPeer;
 
 /** REGISTER and OPTIONS against a node on real UDP and TCP sockets. */
 class RegistrarIntegrationTest {

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.UdpPeer;
 
 /** A node at its registration cap refuses new bindings with 503 and still lets REGISTERs shrink what it holds. */
 class RegistrationCapIntegrationTest {

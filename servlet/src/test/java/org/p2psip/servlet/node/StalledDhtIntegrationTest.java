@@ -14,10 +14,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
 import org.p2psip.servlet.testing.StalledDhtProvider;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.UdpPeer;
 
 /** A DHT that never answers must still get every transaction answered: 500 after the timeout. */
 class StalledDhtIntegrationTest {

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.TcpPeer;
-import org.p2psip.servlet.testing.UdpPeer;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.TcpPeer;
+import org.p2psip.core.testing.UdpPeer;
 
 /**
  * Calls through a node where one side speaks TCP, on real sockets on

@@ -23,13 +23,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.testing.RequestText;
-import org.p2psip.servlet.testing.SipText;
-import org.p2psip.servlet.testing.SocketReads;
-import org.p2psip.servlet.testing.UdpPeer;
-import org.p2psip.servlet.tls.SelfSignedTls;
-import org.p2psip.servlet.tls.TlsListener;
-import org.p2psip.servlet.tls.TlsMaterial;
+import org.p2psip.core.testing.RequestText;
+import org.p2psip.core.testing.SipText;
+import org.p2psip.core.testing.SocketReads;
+import org.p2psip.core.testing.UdpPeer;
+import org.p2psip.core.tls.SelfSignedTls;
+import org.p2psip.core.tls.TlsListener;
+import org.p2psip.core.tls.TlsMaterial;
 
 /**
  * SIP over TLS on a node (RFC 3261 §26): clients register over TLS and the

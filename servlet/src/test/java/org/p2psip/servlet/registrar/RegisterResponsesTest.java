@@ -28,7 +28,7 @@ import org.p2psip.core.location.RegisterOutcome.Rejected;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.testing.Messages;
-import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.core.testing.RequestText;
 
 class RegisterResponsesTest {
 

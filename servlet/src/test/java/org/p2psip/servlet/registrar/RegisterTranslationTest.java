@@ -18,7 +18,7 @@ import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.sip.BadRequestException;
 import org.p2psip.servlet.testing.Messages;
-import org.p2psip.servlet.testing.RequestText;
+import org.p2psip.core.testing.RequestText;
 
 class RegisterTranslationTest {
 

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.auth.DigestChallenge;
+import org.p2psip.core.testing.SipText;
 
 /** What a phone does with a 401 or 407 (RFC 7616 §3.4), for tests that play the phone. */
 public final class DigestAnswers {

@@ -7,6 +7,7 @@ import javax.sip.header.HeaderFactory;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 
+import org.p2psip.core.testing.RequestText;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;

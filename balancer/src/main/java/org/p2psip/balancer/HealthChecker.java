@@ -1,0 +1,227 @@
+package org.p2psip.balancer;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.p2psip.core.dht.KeyRangeSet;
+import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.net.HostPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.util.concurrent.ScheduledFuture;
+
+/**
+ * Keeps {@link NodeSet} honest: every interval it sends each node an
+ * OPTIONS (RFC 3261 §11, the usual SIP liveness ping) from the balancer's
+ * UDP socket. A round in which nothing was heard from a node counts as a
+ * failure; after {@code failuresToDown} consecutive failures the node is
+ * taken out, and the next sign of life puts it back. Signs of life are a
+ * final response to any probe — the node is alive enough to speak SIP —
+ * and any response the node sends through the balancer: a node answering a
+ * thousand requests a second is alive even if its answer to one OPTIONS is
+ * slower than the interval, and must not be taken out just because it is
+ * busy (which would hand its load to the others, and then take them out
+ * too).
+ *
+ * <p>A node's answer to its probe may say which keys it owns
+ * ({@code P2psip-Owns}); that goes into {@link KeyOwners} for the
+ * {@code owner} policy, and an answer without it clears what the node said
+ * before. A node taken out loses its claim.
+ *
+ * <p>It sits in the UDP pipeline before the router and takes the answers to
+ * its probes (recognised by their branch) out of the stream. All its state
+ * is touched only on the channel's event loop, which also runs the timer,
+ * so it needs no locks.
+ */
+public final class HealthChecker extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
+
+    /** The header in which a node's answer names the key ranges it owns. */
+    static final String OWNS = "P2psip-Owns";
+    static final String DOMAINS = "P2psip-Domains";
+    static final String ALIASES = "P2psip-Aliases";
+
+    private final NodeSet nodes;
+    private final KeyOwners owners;
+    private final BalancerIdentity self;
+    private final long intervalMillis;
+    private final int failuresToDown;
+    private final Map<InetSocketAddress, Integer> byAddress = new HashMap<>();
+    private final boolean[] probed;
+    private final boolean[] heard;
+    private final int[] failures;
+    private int sequence;
+    private ScheduledFuture<?> timer;
+
+    public HealthChecker(NodeSet nodes, KeyOwners owners, BalancerIdentity self, Duration interval,
+                         int failuresToDown) {
+        if (interval.toMillis() < 1 || failuresToDown < 1) {
+            throw new IllegalArgumentException("probe interval and failure count must be positive");
+        }
+        this.nodes = nodes;
+        this.owners = owners;
+        this.self = self;
+        this.intervalMillis = interval.toMillis();
+        this.failuresToDown = failuresToDown;
+        this.probed = new boolean[nodes.all().size()];
+        this.heard = new boolean[nodes.all().size()];
+        this.failures = new int[nodes.all().size()];
+        for (NodeSet.Node n : nodes.all()) {
+            byAddress.putIfAbsent(n.socket(), n.index());
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            start(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        start(ctx);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stop();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof SipMessage m && !m.request()) {
+            String branch = m.topVia().branch();
+            if (branch != null && branch.startsWith(self.probePrefix())) {
+                if (m.status() >= 200) {
+                    answered(branch.substring(self.probePrefix().length()), m);
+                }
+                return;
+            }
+            Integer node = byAddress.get(m.frame().sender());
+            if (node != null) {
+                heard(node);
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    private void start(ChannelHandlerContext ctx) {
+        if (timer == null) {
+            timer = ctx.executor().scheduleAtFixedRate(() -> probe(ctx), 0, intervalMillis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void stop() {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    /** One round: count last round's silence, then ask every node again. */
+    private void probe(ChannelHandlerContext ctx) {
+        for (NodeSet.Node node : nodes.all()) {
+            int i = node.index();
+            if (probed[i] && !heard[i] && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
+                owners.claim(i, Optional.empty());
+                LOG.warn("node {} is down: nothing heard for {} probe intervals", node.address(), failures[i]);
+            }
+            heard[i] = false;
+            probed[i] = true;
+            sequence = sequence == Integer.MAX_VALUE ? 1 : sequence + 1;
+            ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(options(node, sequence)), node.socket()));
+        }
+    }
+
+    private void answered(String probe, SipMessage answer) {
+        int dot = probe.indexOf('.');
+        if (dot <= 0) {
+            return;
+        }
+        int index;
+        try {
+            index = Integer.parseInt(probe.substring(0, dot));
+        } catch (NumberFormatException e) {
+            return;
+        }
+        if (index >= 0 && index < heard.length) {
+            heard(index);
+            if (answer.frame().sender().equals(nodes.all().get(index).socket())) {
+                owners.claim(index, claimIn(answer));
+                domainsIn(answer).ifPresent(owners::serve);
+            }
+        }
+    }
+
+    /** The domains and aliases an answer says the cluster serves, if it says and they can be read. */
+    private static Optional<ServedDomains> domainsIn(SipMessage answer) {
+        Optional<String> names = SipParser.headerValue(answer, DOMAINS);
+        if (names.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            List<String> domains = Arrays.stream(names.get().split(",")).map(String::strip).toList();
+            List<HostPort> aliases = SipParser.headerValue(answer, ALIASES).map(HostPort::parseList).orElse(List.of());
+            return Optional.of(new ServedDomains(domains, aliases));
+        } catch (IllegalArgumentException e) {
+            LOG.debug("node {} named unreadable domains: {}", answer.frame().sender(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** The ranges an answer claims; none when it names none or they cannot be read. */
+    private static Optional<KeyRangeSet> claimIn(SipMessage answer) {
+        Optional<String> owns = SipParser.headerValue(answer, OWNS);
+        if (owns.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(KeyRangeSet.parse(owns.get()));
+        } catch (IllegalArgumentException e) {
+            LOG.debug("node {} claimed unreadable key ranges: {}", answer.frame().sender(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private void heard(int index) {
+        heard[index] = true;
+        failures[index] = 0;
+        if (nodes.markUp(index)) {
+            LOG.info("node {} is up again", nodes.all().get(index).address());
+        }
+    }
+
+    private byte[] options(NodeSet.Node node, int seq) {
+        String me = self.advertised().toString();
+        String text = "OPTIONS sip:" + node.address() + " SIP/2.0\r\n"
+                + "Via: SIP/2.0/UDP " + me + ";branch=" + self.probePrefix() + node.index() + "." + seq + "\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "From: <sip:p2psip-lb@" + me + ">;tag=" + self.tagPrefix() + "hc\r\n"
+                + "To: <sip:" + node.address() + ">\r\n"
+                + "Call-ID: hc-" + self.instance() + "-" + node.index() + "-" + seq + "\r\n"
+                + "CSeq: " + seq + " OPTIONS\r\n"
+                + "Accept: application/sdp\r\n"
+                + "Content-Length: 0\r\n\r\n";
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+}

@@ -1,0 +1,179 @@
+package org.p2psip.balancer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.p2psip.core.dht.KeyPlacement;
+import org.p2psip.core.location.AddressOfRecord;
+
+/**
+ * Picks the node for a request under a {@link BalancingPolicy}.
+ *
+ * <p>Hashing is rendezvous (highest random weight) hashing over the live
+ * nodes: each node scores {@code mix(keyHash ^ nodeSeed)} and the highest
+ * wins. When a node dies only the keys it won move, and they come back to
+ * it when it returns — the property consistent hashing exists for — with
+ * no ring to maintain; for the handful of nodes behind a balancer the
+ * linear scan costs less than a ring lookup.
+ *
+ * <p>ACK and CANCEL must reach the node holding the INVITE server
+ * transaction (RFC 3261 §17.2.3, §9.2), and in-dialog requests must reach a
+ * live node. Under {@code round-robin} a request outside a dialog is
+ * therefore hashed by its transaction (the top Via's branch and sent-by,
+ * §17.2.3): new transactions spread evenly with no affinity to their call,
+ * while a retransmission, the CANCEL and the ACK for a non-2xx answer carry
+ * the same branch and meet the same node; in-dialog requests go by Call-ID.
+ * A balancer that counted turns would send a retransmission to another
+ * node, where an authenticated request that was already used counts as a
+ * replay. Under {@code aor} they are hashed by the same Request-URI as the
+ * INVITE they belong to (§9.1 and §17.1.1.3 copy it), so they meet the same
+ * node as long as it lives.
+ *
+ * <p>Under {@code owner} the node that claims the request's AOR key
+ * ({@link KeyOwners}) comes first and the rest follow in the Call-ID's
+ * rendezvous order; with no claimant the Call-ID decides alone.
+ *
+ * <p>Nodes that shed load ({@link NodeLoad}: 503 with Retry-After, RFC
+ * 7339 {@code oc}) are passed over for new requests in favour of the next
+ * node in the same rendezvous order, so what one node sheds spreads over
+ * the others the way its keys would if it died.
+ */
+public final class NodeSelector {
+
+    private final BalancingPolicy policy;
+    private final NodeSet nodes;
+    private final KeyOwners owners;
+    private final NodeLoad load;
+    private final BalancerCounters counters;
+
+    public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
+        this(policy, nodes, new KeyOwners(nodes.all().size()), new NodeLoad(nodes.all().size()),
+                new BalancerCounters());
+    }
+
+    public NodeSelector(BalancingPolicy policy, NodeSet nodes, KeyOwners owners, NodeLoad load,
+                        BalancerCounters counters) {
+        this.policy = policy;
+        this.nodes = nodes;
+        this.owners = owners;
+        this.load = load;
+        this.counters = counters;
+    }
+
+    public BalancingPolicy policy() {
+        return policy;
+    }
+
+    public NodeLoad load() {
+        return load;
+    }
+
+    /** The node for {@code m} now, or empty when no node is up or every node sheds it. */
+    public Optional<NodeSet.Node> choose(SipMessage m) {
+        return choose(m, System.nanoTime());
+    }
+
+    /** The node for {@code m} at {@code now}, or empty when no node is up or every node sheds it. */
+    public Optional<NodeSet.Node> choose(SipMessage m, long now) {
+        List<NodeSet.Node> live = nodes.live();
+        if (live.isEmpty()) {
+            return Optional.empty();
+        }
+        long key = key(m);
+        Optional<NodeSet.Node> owner = policy == BalancingPolicy.OWNER
+                ? owners.ownerOf(KeyPlacement.point(ownerKey(m)), live)
+                : Optional.empty();
+        if (load.quiet(now)) {
+            return Optional.of(owner.orElseGet(() -> byHash(key, live)));
+        }
+        boolean newRequest = m.toTag() == null && !m.isAck() && !"CANCEL".equals(m.method());
+        List<NodeSet.Node> ranked = ranked(key, live);
+        owner.ifPresent(o -> {
+            ranked.remove(o);
+            ranked.add(0, o);
+        });
+        Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, Fnv.hash(transactionKey(m)), now);
+        if (chosen.isPresent() && chosen.get() != ranked.get(0)) {
+            counters.countDiverted();
+        }
+        return chosen;
+    }
+
+    /** Whether every live node is holding off after a 503 at {@code now}. */
+    boolean allHolding(long now) {
+        List<NodeSet.Node> live = nodes.live();
+        return !live.isEmpty() && load.allHolding(live, now);
+    }
+
+    private long key(SipMessage m) {
+        return switch (policy) {
+            case CALL_ID, OWNER -> Fnv.hash(m.callId());
+            case AOR -> Fnv.hash(aorKey(m));
+            case ROUND_ROBIN -> Fnv.hash(m.toTag() != null ? m.callId() : transactionKey(m));
+        };
+    }
+
+    /** Live nodes in rendezvous order for {@code key}: the first is {@link #byHash}'s choice. */
+    static List<NodeSet.Node> ranked(long key, List<NodeSet.Node> live) {
+        List<NodeSet.Node> order = new ArrayList<>(live);
+        // Highest score first, compared unsigned as byHash does, ties to the earlier node as there.
+        order.sort((a, b) -> {
+            int c = Long.compareUnsigned(Fnv.mix(key ^ b.seed()), Fnv.mix(key ^ a.seed()));
+            return c != 0 ? c : Integer.compare(a.index(), b.index());
+        });
+        return order;
+    }
+
+    /**
+     * What identifies the server transaction a request belongs to (RFC 3261
+     * §17.2.3): the top Via's branch and sent-by when the branch has the
+     * magic cookie, else (an RFC 2543 client) the Call-ID and CSeq number.
+     */
+    static String transactionKey(SipMessage m) {
+        TopVia via = m.topVia();
+        String branch = via == null ? null : via.branch();
+        if (branch != null && branch.startsWith("z9hG4bK")) {
+            return branch + "|" + via.host() + ":" + via.port();
+        }
+        return m.callId() + "|" + m.cseqNumber();
+    }
+
+    /**
+     * The DHT key the registrar files this request's AOR under: the To URI
+     * of a REGISTER (RFC 3261 §10.3 step 5), else the Request-URI; the
+     * Call-ID when that is no SIP URI (tel:, garbage), so the request still
+     * has a stable home.
+     */
+    static String aorKey(SipMessage m) {
+        String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
+        try {
+            return AddressOfRecord.parse(uri).key();
+        } catch (IllegalArgumentException e) {
+            return "call-id:" + m.callId();
+        }
+    }
+
+    /** The registrar's key for the request's AOR ({@link #aorKey}'s URI), canonicalised as the nodes serve it. */
+    private String ownerKey(SipMessage m) {
+        String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
+        try {
+            return owners.keyOf(AddressOfRecord.parse(uri));
+        } catch (IllegalArgumentException e) {
+            return "call-id:" + m.callId();
+        }
+    }
+
+    static NodeSet.Node byHash(long key, List<NodeSet.Node> live) {
+        NodeSet.Node best = null;
+        long bestScore = 0;
+        for (NodeSet.Node n : live) {
+            long score = Fnv.mix(key ^ n.seed());
+            if (best == null || Long.compareUnsigned(score, bestScore) > 0) {
+                best = n;
+                bestScore = score;
+            }
+        }
+        return best;
+    }
+}

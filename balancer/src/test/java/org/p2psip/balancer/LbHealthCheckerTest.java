@@ -1,0 +1,169 @@
+package org.p2psip.balancer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.p2psip.core.net.HostPort;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+
+class LbHealthCheckerTest {
+
+    private final BalancerIdentity self = BalancerIdentity.of(HostPort.parse("127.0.0.1:5060"));
+    private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"), HostPort.parse("127.0.0.1:5062")));
+    private final KeyOwners owners = new KeyOwners(2);
+    private EmbeddedChannel ch;
+
+    @BeforeEach
+    void start() {
+        ch = new EmbeddedChannel();
+        ch.freezeTime();
+        ch.pipeline().addLast(new SipParserHandler(new BalancerCounters()),
+                new HealthChecker(nodes, owners, self, Duration.ofSeconds(1), 3));
+        ch.runPendingTasks();
+        ch.runScheduledPendingTasks();
+    }
+
+    @Test
+    void probesEveryNodeWithAnOptionsEachInterval() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        assertEquals(2, probes.size());
+        SipMessage toFirst = probes.get(5061);
+        assertEquals("OPTIONS", toFirst.method());
+        assertEquals("sip:127.0.0.1:5061", toFirst.requestUri());
+        assertTrue(toFirst.topVia().branch().startsWith(self.probePrefix()));
+
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertEquals(2, drainProbes().size(), "a second round one interval later");
+    }
+
+    @Test
+    void threeSilentRoundsTakeANodeOutAndOneAnswerPutsItBack() throws Exception {
+        for (int round = 1; round <= 3; round++) {
+            Map<Integer, SipMessage> probes = drainProbes();
+            answer(probes.get(5062), 200);
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            assertEquals(round < 3, nodes.isUp(0), "after " + round + " silent rounds");
+        }
+        assertTrue(nodes.isUp(1), "the answering node stays up");
+        assertEquals(List.of(nodes.all().get(1)), nodes.live());
+
+        answer(drainProbes().get(5061), 404);
+        assertTrue(nodes.isUp(0), "any final answer means alive");
+    }
+
+    @Test
+    void aBusyNodesResponsesKeepItUpThoughItsProbeAnswersAreLate() throws Exception {
+        SipMessage first = drainProbes().get(5061);
+        for (int round = 0; round < 5; round++) {
+            // Traffic the node routes back through the balancer: proof of life without a probe answer.
+            String ok = "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 127.0.0.1:5060;branch=" + self.branchPrefix()
+                    + "x;lb=u7f000001-13ce\r\nVia: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bKc\r\n"
+                    + "From: <sip:a@b>;tag=1\r\nTo: <sip:a@b>;tag=2\r\nCall-ID: busy" + round
+                    + "\r\nCSeq: 1 REGISTER\r\nContent-Length: 0\r\n\r\n";
+            ch.writeInbound(new SipFrame(ok.getBytes(), nodes.all().get(0).socket(), Transport.UDP, 0));
+            SipMessage passed = ch.readInbound();
+            assertEquals("busy" + round, passed.callId(), "and the response still goes on to the router");
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            drainProbes();
+        }
+        assertTrue(nodes.isUp(0));
+        assertFalse(nodes.isUp(1), "the silent one is out");
+
+        answer(first, 200);
+        assertTrue(nodes.isUp(0), "a late probe answer is still a sign of life");
+    }
+
+    @Test
+    void otherTrafficPassesThrough() {
+        SipFrame register = LbText.udp(LbText.register("sip:a@b", "pass"));
+        ch.writeInbound(register);
+        SipMessage m = ch.readInbound();
+        assertSame(register, m.frame());
+        assertNull(ch.readInbound());
+    }
+
+    @Test
+    void anAnswerThatNamesOwnedRangesIsTheNodesClaimUntilTheNextAnswer() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        answer(probes.get(5061), 200, "P2psip-Owns: 0000000000000000-7fffffffffffffff\r\n",
+                nodes.all().get(0).socket());
+        answer(probes.get(5062), 200, "p2psip-owns:8000000000000000-ffffffffffffffff\r\n",
+                nodes.all().get(1).socket());
+        assertEquals(nodes.all().get(0), owners.ownerOf(5, nodes.live()).orElseThrow());
+        assertEquals(nodes.all().get(1), owners.ownerOf(-5L, nodes.live()).orElseThrow(), "names ignore case");
+
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        answer(drainProbes().get(5061), 200, "", nodes.all().get(0).socket());
+        assertTrue(owners.claimOf(0).isEmpty(), "an answer without ranges takes the claim back");
+    }
+
+    @Test
+    void unreadableRangesOrAnAnswerFromElsewhereClaimNothing() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        answer(probes.get(5061), 200, "P2psip-Owns: 5-1\r\n", nodes.all().get(0).socket());
+        answer(probes.get(5062), 200, "P2psip-Owns: 0000000000000000-ffffffffffffffff\r\n",
+                new InetSocketAddress("127.0.0.1", 6666));
+        assertTrue(owners.claimOf(0).isEmpty(), "a range that ends before it starts");
+        assertTrue(owners.claimOf(1).isEmpty(), "only the node itself speaks for itself");
+        assertTrue(nodes.isUp(0) && nodes.isUp(1), "both answers still count as signs of life");
+    }
+
+    @Test
+    void aNodeTakenOutLosesItsClaim() throws Exception {
+        answer(drainProbes().get(5061), 200, "P2psip-Owns: 0000000000000000-ffffffffffffffff\r\n",
+                nodes.all().get(0).socket());
+        assertTrue(owners.claimOf(0).isPresent());
+        // The round after the answer counts it; three silent ones follow.
+        for (int round = 0; round < 4; round++) {
+            ch.advanceTimeBy(1, TimeUnit.SECONDS);
+            ch.runScheduledPendingTasks();
+            drainProbes();
+        }
+        assertFalse(nodes.isUp(0));
+        assertTrue(owners.claimOf(0).isEmpty());
+    }
+
+    private Map<Integer, SipMessage> drainProbes() throws Exception {
+        Map<Integer, SipMessage> byPort = new HashMap<>();
+        DatagramPacket p;
+        while ((p = ch.readOutbound()) != null) {
+            byte[] bytes = new byte[p.content().readableBytes()];
+            p.content().readBytes(bytes);
+            p.release();
+            byPort.put(p.recipient().getPort(), SipParser.parse(new SipFrame(bytes, p.recipient(), Transport.UDP, 0)));
+        }
+        return byPort;
+    }
+
+    private void answer(SipMessage probe, int status) {
+        answer(probe, status, "", probe.frame().sender());
+    }
+
+    private void answer(SipMessage probe, int status, String extraHeaders, InetSocketAddress from) {
+        String via = new String(probe.bytes(), probe.vias().get(0).lineStart(),
+                probe.vias().get(0).lineEnd() - probe.vias().get(0).lineStart());
+        String response = "SIP/2.0 " + status + " Whatever\r\n" + via + "From: <sip:lb@x>;tag=1\r\nTo: <sip:n@y>;tag=2\r\n"
+                + "Call-ID: " + probe.callId() + "\r\nCSeq: " + probe.cseqNumber() + " OPTIONS\r\n" + extraHeaders
+                + "Content-Length: 0\r\n\r\n";
+        ch.writeInbound(new SipFrame(response.getBytes(), from, Transport.UDP, 0));
+        assertNull(ch.readInbound(), "probe answers are consumed");
+    }
+}
