@@ -27,8 +27,8 @@ import org.p2psip.core.testing.FreePorts;
  */
 final class OverlayNodes implements AutoCloseable {
 
-    /** One node process and its ports. */
-    record Member(NodeProcess process, int sip, int overlay) {
+    /** One node process and its ports; {@code metrics} is 0 when it serves none. */
+    record Member(NodeProcess process, int sip, int overlay, int metrics) {
         /** The overlay address, from which the backends derive the node's id. */
         String overlayAddress() {
             return "127.0.0.1:" + overlay;
@@ -38,6 +38,7 @@ final class OverlayNodes implements AutoCloseable {
     private final String dht;
     private final int replicas;
     private final Optional<String> domain;
+    private final Optional<Integer> balancer;
     private final String secret = "overlay-test-" + UUID.randomUUID();
     private final List<Member> members = new ArrayList<>();
     /** Every node started, including those since stopped or killed, for the output of a failed test. */
@@ -49,9 +50,19 @@ final class OverlayNodes implements AutoCloseable {
 
     /** Nodes that all serve {@code domain} as their default domain, so an AOR there is one on every node. */
     OverlayNodes(String dht, int replicas, Optional<String> domain) {
+        this(dht, replicas, domain, Optional.empty());
+    }
+
+    /**
+     * Nodes behind a balancer on 127.0.0.1:{@code balancer}, which they
+     * record-route through and so tell which keys they own; each also serves
+     * its metrics on a port of its own.
+     */
+    OverlayNodes(String dht, int replicas, Optional<String> domain, Optional<Integer> balancer) {
         this.dht = dht;
         this.replicas = replicas;
         this.domain = domain;
+        this.balancer = balancer;
     }
 
     /** Starts a seed and {@code count - 1} members joining through it, and waits until every one listens. */
@@ -69,7 +80,11 @@ final class OverlayNodes implements AutoCloseable {
 
     /** Starts one node, joining through {@code seed} unless it is null. */
     Member start(Member seed) throws Exception {
-        int sip = FreePorts.udpAndTcp();
+        return start(seed, FreePorts.udpAndTcp());
+    }
+
+    /** Starts one node on SIP port {@code sip}, joining through {@code seed} unless it is null. */
+    Member start(Member seed, int sip) throws Exception {
         int overlay = FreePorts.udpAndTcp();
         List<String> args = new ArrayList<>(List.of("node", "--dht", dht,
                 "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
@@ -80,7 +95,13 @@ final class OverlayNodes implements AutoCloseable {
             args.addAll(List.of("--bootstrap", seed.overlayAddress()));
         }
         domain.ifPresent(d -> args.addAll(List.of("--domain", d)));
-        Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay);
+        int metrics = 0;
+        if (balancer.isPresent()) {
+            metrics = FreePorts.udpAndTcp();
+            args.addAll(List.of("--record-route", "127.0.0.1:" + balancer.get(), "--alias", "127.0.0.1:" + balancer.get(),
+                    "--metrics", "127.0.0.1:" + metrics));
+        }
+        Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay, metrics);
         members.add(m);
         started.add(m);
         return m;
