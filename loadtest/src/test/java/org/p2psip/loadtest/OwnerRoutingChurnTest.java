@@ -47,8 +47,8 @@ import org.p2psip.loadtest.bench.Scenario;
 class OwnerRoutingChurnTest {
 
     private static final String DOMAIN = "p2psip.test";
-    /** REGISTERs per second; {@code -Dchurn.rate=N} for a run at a measured half capacity. */
-    private static final double RATE = Double.parseDouble(System.getProperty("churn.rate", "300"));
+    /** REGISTERs per second unless {@code -Dchurn.rate.DHT=N} names another for a backend (a measured half capacity). */
+    private static final String DEFAULT_RATE = "300";
     private static final int SECONDS = 45;
     private static final Pattern KEY_OPS = Pattern.compile(
             "^p2psip_dht_key_operations_total\\{placement=\"(local|remote)\"\\}\\s+(\\S+)$", Pattern.MULTILINE);
@@ -62,6 +62,7 @@ class OwnerRoutingChurnTest {
     @ParameterizedTest
     @ValueSource(strings = {"hazelcast", "chord", "kademlia"})
     void aNodeJoiningAndOneKilledDuringLoadCostUnderOnePercent(String dht) throws Exception {
+        double rate = Double.parseDouble(System.getProperty("churn.rate." + dht, DEFAULT_RATE));
         int lbPort = FreePorts.udpAndTcp();
         int joinerSip = FreePorts.udpAndTcp();
         try (OverlayNodes nodes = new OverlayNodes(dht, 2, Optional.of(DOMAIN), Optional.of(lbPort))) {
@@ -80,7 +81,7 @@ class OwnerRoutingChurnTest {
                 List<KeyOps> samples = new ArrayList<>();
                 long t0 = System.currentTimeMillis();
                 CompletableFuture<LoadReport> load = CompletableFuture.supplyAsync(
-                        () -> LoadRun.run(spec(target, RATE, Math.round(RATE * SECONDS), 2_000_000)));
+                        () -> LoadRun.run(spec(target, rate, Math.round(rate * SECONDS), 2_000_000)));
                 long joinAt = -1;
                 long killAt = -1;
                 while (!load.isDone()) {
@@ -101,9 +102,9 @@ class OwnerRoutingChurnTest {
                 LoadReport report = load.get();
                 String settle = String.format(Locale.ROOT, "owner share back above 95 %%: %s after the join, "
                         + "%s after the kill", settledAfter(samples, joinAt), settledAfter(samples, killAt));
-                System.out.printf("%s churn at %.0f/s: %d of %d failed %s; %s%n", dht, RATE, report.failed(),
+                System.out.printf("%s churn at %.0f/s: %d of %d failed %s; %s%n", dht, rate, report.failed(),
                         report.attempted(), report.failures(), settle);
-                assertTrue(report.attempted() >= RATE * SECONDS * 0.95, report.toString());
+                assertTrue(report.attempted() >= rate * SECONDS * 0.95, report.toString());
                 assertTrue(report.failed() * 100 < report.attempted(), () -> report + "; " + settle + "\n"
                         + nodes.nodeOutput() + "\n" + String.join("\n", lb.output()));
             }
