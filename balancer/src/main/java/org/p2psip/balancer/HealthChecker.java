@@ -49,10 +49,12 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
 
-    /** The header in which a node's answer names the key ranges it owns. */
-    static final String OWNS = "P2psip-Owns";
-    static final String DOMAINS = "P2psip-Domains";
-    static final String ALIASES = "P2psip-Aliases";
+    /** The header in which a node's answer names the key ranges it owns ({@code KeyRangeSet}'s text form). */
+    public static final String OWNS = "P2psip-Owns";
+    /** The header naming the domains the cluster serves, comma-separated, the default first. */
+    public static final String DOMAINS = "P2psip-Domains";
+    /** The header naming the host:port values that are the default domain, comma-separated. */
+    public static final String ALIASES = "P2psip-Aliases";
 
     private final NodeSet nodes;
     private final KeyOwners owners;

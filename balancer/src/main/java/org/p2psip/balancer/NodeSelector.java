@@ -3,6 +3,7 @@ package org.p2psip.balancer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import org.p2psip.core.dht.KeyPlacement;
 import org.p2psip.core.location.AddressOfRecord;
@@ -82,7 +83,7 @@ public final class NodeSelector {
         }
         long key = key(m);
         Optional<NodeSet.Node> owner = policy == BalancingPolicy.OWNER
-                ? owners.ownerOf(KeyPlacement.point(ownerKey(m)), live)
+                ? owners.ownerOf(KeyPlacement.point(aorKey(m, owners::keyOf)), live)
                 : Optional.empty();
         if (load.quiet(now)) {
             return Optional.of(owner.orElseGet(() -> byHash(key, live)));
@@ -109,7 +110,7 @@ public final class NodeSelector {
     private long key(SipMessage m) {
         return switch (policy) {
             case CALL_ID, OWNER -> Fnv.hash(m.callId());
-            case AOR -> Fnv.hash(aorKey(m));
+            case AOR -> Fnv.hash(aorKey(m, AddressOfRecord::key));
             case ROUND_ROBIN -> Fnv.hash(m.toTag() != null ? m.callId() : transactionKey(m));
         };
     }
@@ -140,25 +141,15 @@ public final class NodeSelector {
     }
 
     /**
-     * The DHT key the registrar files this request's AOR under: the To URI
-     * of a REGISTER (RFC 3261 §10.3 step 5), else the Request-URI; the
-     * Call-ID when that is no SIP URI (tel:, garbage), so the request still
-     * has a stable home.
+     * The DHT key the registrar files this request's AOR under, as
+     * {@code keyOf} writes it: the To URI of a REGISTER (RFC 3261 §10.3
+     * step 5), else the Request-URI; the Call-ID when that is no SIP URI
+     * (tel:, garbage), so the request still has a stable home.
      */
-    static String aorKey(SipMessage m) {
+    static String aorKey(SipMessage m, Function<AddressOfRecord, String> keyOf) {
         String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
         try {
-            return AddressOfRecord.parse(uri).key();
-        } catch (IllegalArgumentException e) {
-            return "call-id:" + m.callId();
-        }
-    }
-
-    /** The registrar's key for the request's AOR ({@link #aorKey}'s URI), canonicalised as the nodes serve it. */
-    private String ownerKey(SipMessage m) {
-        String uri = "REGISTER".equals(m.method()) ? m.toUri() : m.requestUri();
-        try {
-            return owners.keyOf(AddressOfRecord.parse(uri));
+            return keyOf.apply(AddressOfRecord.parse(uri));
         } catch (IllegalArgumentException e) {
             return "call-id:" + m.callId();
         }

@@ -1,5 +1,6 @@
 package org.p2psip.core.dht;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -48,6 +49,16 @@ public final class KeyPlacement {
     /** The first 64 bits of {@link #digest}, big-endian: the key's point, compared unsigned. */
     public static long point(String key) {
         return pointOf(digest(key));
+    }
+
+    /**
+     * Where an identifier of a {@code bits}-wide space falls among points:
+     * its top 64 bits (shifted up when the space is narrower), so that in the
+     * SHA-1 space a key's identifier and its point agree and a range of
+     * identifiers maps onto the range of its keys' points.
+     */
+    public static long pointOf(BigInteger id, int bits) {
+        return bits >= 64 ? id.shiftRight(bits - 64).longValue() : id.shiftLeft(64 - bits).longValue();
     }
 
     /** The first 64 bits of a digest or identifier of at least 8 bytes, big-endian. */

@@ -39,13 +39,9 @@ public record IdSpace(int bits) {
         return new BigInteger(1, digest).mod(size());
     }
 
-    /**
-     * Where {@code id} falls among {@link KeyPlacement#point points}: its top
-     * 64 bits. In the SHA-1 space a key's id and its point agree, so a range
-     * of ids maps onto the range of its keys' points.
-     */
+    /** Where {@code id} falls among {@link KeyPlacement#point points}: {@link KeyPlacement#pointOf(BigInteger, int)}. */
     public long pointOf(BigInteger id) {
-        return bits >= 64 ? id.shiftRight(bits - 64).longValue() : id.shiftLeft(64 - bits).longValue();
+        return KeyPlacement.pointOf(id, bits);
     }
 
     public BigInteger normalize(BigInteger id) {

@@ -38,12 +38,9 @@ public record IdSpace(int bits) {
         return new BigInteger(1, digest).shiftRight(160 - bits);
     }
 
-    /**
-     * Where {@code id} falls among {@link KeyPlacement#point points}: its top
-     * 64 bits, so that a key's id and its point agree.
-     */
+    /** Where {@code id} falls among {@link KeyPlacement#point points}: {@link KeyPlacement#pointOf(BigInteger, int)}. */
     public long pointOf(BigInteger id) {
-        return bits >= 64 ? id.shiftRight(bits - 64).longValue() : id.shiftLeft(64 - bits).longValue();
+        return KeyPlacement.pointOf(id, bits);
     }
 
     public BigInteger distance(BigInteger a, BigInteger b) {

@@ -1,5 +1,7 @@
 package org.p2psip.loadtest.scale;
 
+import java.util.Optional;
+
 /**
  * What the nodes' DHT operations did during one search step, summed over
  * every node of the cluster: read from the difference of their
@@ -30,8 +32,8 @@ public record DhtOperations(long count, long errors, double p50Millis, double p9
     }
 
     /** The share of key operations that were local, when the nodes told either count. */
-    public java.util.OptionalDouble localShare() {
+    public Optional<Double> localShare() {
         long all = local + remote;
-        return all == 0 ? java.util.OptionalDouble.empty() : java.util.OptionalDouble.of((double) local / all);
+        return all == 0 ? Optional.empty() : Optional.of((double) local / all);
     }
 }

@@ -10,8 +10,8 @@ import java.util.Locale;
 public final class ResultsCsv {
 
     /** The header, in column order. */
-    public static final List<String> COLUMNS = List.of("dht", "auth", "policy", "nodes", "scenario", "status", "max_rate",
-            "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
+    public static final List<String> COLUMNS = List.of("dht", "auth", "policy", "nodes", "scenario", "status",
+            "max_rate", "achieved_rate", "success_ratio", "p50_ms", "p90_ms", "p99_ms", "steps", "stopped_by", "load_average",
             "sipp_rate", "sipp_achieved", "sipp_agree", "failed", "dht_operations", "dht_errors", "dht_p50_ms",
             "dht_p99_ms", "dht_local_share", "nodes_cpu_ms_per_1000", "balancer_cpu_ms_per_1000", "generator_cpu_ms_per_1000",
             "projected_rate", "note");
@@ -24,7 +24,8 @@ public final class ResultsCsv {
         StringBuilder b = new StringBuilder();
         b.append(String.join(",", COLUMNS)).append("\r\n");
         for (ScaleCell c : results.cells()) {
-            List<String> row = List.of(c.dht(), c.auth(), c.policy(), Integer.toString(c.nodes()), c.scenario(), c.status().label(),
+            List<String> row = List.of(c.dht(), c.auth(), c.policy(), Integer.toString(c.nodes()), c.scenario(),
+                    c.status().label(),
                     number(c.maxRate(), 0), number(c.achievedRate(), 1), number(c.successRatio(), 5),
                     number(c.p50Millis(), 3), number(c.p90Millis(), 3), number(c.p99Millis(), 3),
                     Integer.toString(c.steps()), c.stoppedBy(), number(c.loadAverage(), 2),
@@ -36,7 +37,7 @@ public final class ResultsCsv {
                     c.dhtOperations().map(d -> Long.toString(d.errors())).orElse(""),
                     c.dhtOperations().map(d -> number(d.p50Millis(), 3)).orElse(""),
                     c.dhtOperations().map(d -> number(d.p99Millis(), 3)).orElse(""),
-                    c.dhtOperations().flatMap(d -> boxed(d.localShare())).map(x -> number(x, 4)).orElse(""),
+                    c.dhtOperations().flatMap(DhtOperations::localShare).map(x -> number(x, 4)).orElse(""),
                     c.cpu().map(p -> number(p.nodesMillis(), 1)).orElse(""),
                     c.cpu().map(p -> number(p.balancerMillis(), 1)).orElse(""),
                     c.cpu().map(p -> number(p.generatorMillis(), 1)).orElse(""),
@@ -45,10 +46,6 @@ public final class ResultsCsv {
             b.append(String.join(",", row.stream().map(ResultsCsv::field).toList())).append("\r\n");
         }
         return b.toString();
-    }
-
-    static java.util.Optional<Double> boxed(java.util.OptionalDouble v) {
-        return v.isPresent() ? java.util.Optional.of(v.getAsDouble()) : java.util.Optional.empty();
     }
 
     static String number(double v, int decimals) {

@@ -81,8 +81,8 @@ public final class ResultsJson {
                     .append(", \"p99_ms\": ").append(number(d.p99Millis()))
                     .append(", \"local\": ").append(d.local())
                     .append(", \"remote\": ").append(d.remote())
-                    .append(", \"local_share\": ").append(d.localShare().isPresent()
-                            ? number(d.localShare().getAsDouble()) : "null").append('}');
+                    .append(", \"local_share\": ").append(d.localShare().map(ResultsJson::number).orElse("null"))
+                    .append('}');
         }
         b.append(", \"cpu_ms_per_1000\": ");
         if (c.cpu().isEmpty()) {

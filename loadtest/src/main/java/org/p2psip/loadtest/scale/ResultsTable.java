@@ -78,8 +78,8 @@ public final class ResultsTable {
                 continue;
             }
             String dht = c.dhtOperations().map(d -> String.format(Locale.ROOT, "%,d | %,d | %.2f | %.2f | %s",
-                    d.count(), d.errors(), d.p50Millis(), d.p99Millis(), d.localShare().isPresent()
-                            ? String.format(Locale.ROOT, "%.1f %%", 100 * d.localShare().getAsDouble()) : "—"))
+                    d.count(), d.errors(), d.p50Millis(), d.p99Millis(),
+                    d.localShare().map(x -> String.format(Locale.ROOT, "%.1f %%", 100 * x)).orElse("—")))
                     .orElse("— | — | — | — | —");
             b.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %,d | %.2f | %.2f | %.2f | %s |\n",
                     c.scenario(), c.row(), c.nodes(), grouped(c.maxRate()), c.failed(), c.p50Millis(), c.p90Millis(),

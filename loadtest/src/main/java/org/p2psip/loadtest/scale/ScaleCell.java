@@ -31,8 +31,8 @@ import java.util.Optional;
  * @param dhtOperations the nodes' DHT operations in that step, when their {@code --metrics} could be read
  * @param cpu          what that step cost in CPU, when the processes' times could be read
  */
-public record ScaleCell(String dht, String auth, String policy, int nodes, String scenario, Status status, String note, double maxRate,
-                        double achievedRate, double successRatio, double p50Millis, double p90Millis,
+public record ScaleCell(String dht, String auth, String policy, int nodes, String scenario, Status status,
+                        String note, double maxRate, double achievedRate, double successRatio, double p50Millis, double p90Millis,
                         double p99Millis, int steps, String stoppedBy, double loadAverage,
                         Optional<SippCheck> sipp, long failed, Optional<DhtOperations> dhtOperations,
                         Optional<CpuCost> cpu) {
@@ -105,14 +105,15 @@ public record ScaleCell(String dht, String auth, String policy, int nodes, Strin
     /** A cell whose cluster or run failed. */
     public static ScaleCell failed(String dht, String auth, String policy, int nodes, String scenario, String why,
                                    double loadAverage) {
-        return new ScaleCell(dht, auth, policy, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "", loadAverage,
-                Optional.empty(), 0, Optional.empty(), Optional.empty());
+        return new ScaleCell(dht, auth, policy, nodes, scenario, Status.FAILED, why, 0, 0, 0, 0, 0, 0, 0, "",
+                loadAverage, Optional.empty(), 0, Optional.empty(), Optional.empty());
     }
 
     /** This cell with a SIPp cross-check attached. */
     public ScaleCell withSipp(SippCheck check) {
-        return new ScaleCell(dht, auth, policy, nodes, scenario, status, note, maxRate, achievedRate, successRatio, p50Millis,
-                p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations, cpu);
+        return new ScaleCell(dht, auth, policy, nodes, scenario, status, note, maxRate, achievedRate, successRatio,
+                p50Millis, p90Millis, p99Millis, steps, stoppedBy, loadAverage, Optional.of(check), failed, dhtOperations,
+                cpu);
     }
 
     /** Whether the cell has a measured rate to draw. */

@@ -206,8 +206,8 @@ public final class ScaleRun {
      *                    each must get as much as a single node would; 1 once
      *                    an earlier scenario has warmed the cluster
      */
-    private ScaleCell measure(String dht, String auth, String policy, int nodes, Scenario scenario, ClusterProcess cluster,
-                              BenchAuth benchAuth, String startNote, int warmupShare) {
+    private ScaleCell measure(String dht, String auth, String policy, int nodes, Scenario scenario,
+                              ClusterProcess cluster, BenchAuth benchAuth, String startNote, int warmupShare) {
         double load = loadAverage();
         HostPort target = cluster.balancer();
         String row = ScaleCell.row(dht, auth, policy);
@@ -224,8 +224,8 @@ public final class ScaleRun {
                 note = join(note, settle(run, base, cluster, settings.warmup().multipliedBy(warmupShare)));
             }
             if (!cluster.isAlive()) {
-                return ScaleCell.failed(dht, auth, policy, nodes, scenario.label(), "the cluster exited: " + cluster.lastWords(),
-                        load);
+                return ScaleCell.failed(dht, auth, policy, nodes, scenario.label(),
+                        "the cluster exited: " + cluster.lastWords(), load);
             }
             StepMeter<DhtLatencyHistogram, DhtOperations> dhtMeter =
                     StepMeter.dhtOperations(new NodeMetricsScrape(cluster.metrics()));

@@ -17,6 +17,7 @@ import javax.sip.message.Response;
 
 import gov.nist.javax.sip.message.SIPMessage;
 
+import org.p2psip.balancer.HealthChecker;
 import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
@@ -29,14 +30,15 @@ import org.p2psip.servlet.sip.SipEndpoint;
  * extension this node lacks (§8.2.2.3).
  *
  * <p>To the balancer's health probe (an OPTIONS from the address the node
- * record-routes through) the 200 also carries {@value #OWNS}: the key
- * ranges this node's DHT owns ({@code KeyRangeSet}'s text form), from
- * which the balancer sends each AOR's requests to its owner. Only to the
- * balancer: a Hazelcast member's ranges run to a couple of kilobytes, which
- * answered to any spoofed OPTIONS would amplify it. With them go the served
- * domains and aliases ({@value #DOMAINS}, {@value #ALIASES}), so that the
- * balancer canonicalises an AOR to the key the registrar files it under
- * ({@code alice@<balancer-ip>} is {@code alice@example.com}).
+ * record-routes through) the 200 also carries {@value HealthChecker#OWNS}:
+ * the key ranges this node's DHT owns ({@code KeyRangeSet}'s text form),
+ * from which the balancer sends each AOR's requests to its owner. Only to
+ * the balancer: a Hazelcast member's ranges run to a couple of kilobytes,
+ * which answered to any spoofed OPTIONS would amplify it. With them go the
+ * served domains and aliases ({@value HealthChecker#DOMAINS},
+ * {@value HealthChecker#ALIASES}), so that the balancer canonicalises an
+ * AOR to the key the registrar files it under ({@code alice@<balancer-ip>}
+ * is {@code alice@example.com}).
  */
 final class OptionsResponder {
 
@@ -44,10 +46,6 @@ final class OptionsResponder {
     /** RFC 3327 Path and, behind an edge proxy that keeps the flows, RFC 5626 outbound. */
     static final List<String> SUPPORTED = List.of("path", "outbound");
 
-    /** The response header that carries the node's owned key ranges. */
-    static final String OWNS = "P2psip-Owns";
-    static final String DOMAINS = "P2psip-Domains";
-    static final String ALIASES = "P2psip-Aliases";
 
     private final SipEndpoint sip;
     private final Supplier<Optional<KeyRangeSet>> owned;
@@ -109,10 +107,11 @@ final class OptionsResponder {
             if (fromBalancer(request)) {
                 Optional<KeyRangeSet> ranges = owned.get();
                 if (ranges.isPresent()) {
-                    ok.setHeader(sip.headers().createHeader(OWNS, ranges.get().format()));
-                    ok.setHeader(sip.headers().createHeader(DOMAINS, String.join(",", domains.domains())));
+                    ok.setHeader(sip.headers().createHeader(HealthChecker.OWNS, ranges.get().format()));
+                    ok.setHeader(sip.headers().createHeader(HealthChecker.DOMAINS,
+                            String.join(",", domains.domains())));
                     if (!domains.aliases().isEmpty()) {
-                        ok.setHeader(sip.headers().createHeader(ALIASES, domains.aliases().stream()
+                        ok.setHeader(sip.headers().createHeader(HealthChecker.ALIASES, domains.aliases().stream()
                                 .map(HostPort::toString).collect(Collectors.joining(","))));
                     }
                 }
