@@ -13,7 +13,11 @@ import org.p2psip.core.overlay.OverlayTransport;
 
 /**
  * One typed method per Chord message, over the authenticated overlay
- * transport; every call fails (never hangs) after the RPC timeout.
+ * transport; every call fails (never hangs) after the RPC timeout, or, for
+ * the messages that move entries in bulk (fetch pages, hand-backs, pushes),
+ * after {@value #BULK_TIMEOUTS} times that: a frame of entries queued behind
+ * others on a loaded link is slow, not lost, and a bulk call's timeout
+ * condemns no node, it only makes the mover ask again.
  */
 final class ChordClient implements RingRpc {
 
@@ -21,16 +25,25 @@ final class ChordClient implements RingRpc {
     record WriteAnswer(byte status, long version) {
     }
 
+    /** How many RPC timeouts a bulk call may take. */
+    static final int BULK_TIMEOUTS = 5;
+
     private final OverlayTransport transport;
     private final Duration timeout;
+    private final Duration bulkTimeout;
 
     ChordClient(OverlayTransport transport, Duration timeout) {
         this.transport = transport;
         this.timeout = timeout;
+        this.bulkTimeout = timeout.multipliedBy(BULK_TIMEOUTS);
     }
 
     private CompletableFuture<ChordWire.In> call(NodeRef at, int type, ChordWire.Out payload) {
         return transport.request(at.overlay(), type, payload.bytes(), timeout).thenApply(ChordWire.In::new);
+    }
+
+    private CompletableFuture<ChordWire.In> bulkCall(NodeRef at, int type, ChordWire.Out payload) {
+        return transport.request(at.overlay(), type, payload.bytes(), bulkTimeout).thenApply(ChordWire.In::new);
     }
 
     @Override
@@ -83,15 +96,36 @@ final class ChordClient implements RingRpc {
     }
 
     /**
-     * Asks {@code at} to push to {@code requester} every live entry it holds
-     * with an id in {@code (from, to]}; completes once those pushes have been
-     * acknowledged, with whether {@code at} holds the whole range (it has
-     * served it, or started the ring) rather than whatever copies it happens
-     * to have, and with its successor, where to ask next when it does not.
+     * One page of a range fetch: whether the node asked holds the whole range
+     * (it has served it, or started the ring) rather than whatever copies it
+     * happens to have, its successor (where to ask next when it does not),
+     * the live entries of the page, and the key to ask from for the next
+     * page, if any.
      */
-    CompletableFuture<FetchAnswer> fetchRange(NodeRef at, NodeRef requester, BigInteger from, BigInteger to) {
-        return call(at, ChordWire.FETCH_RANGE, new ChordWire.Out().node(requester).id(from).id(to))
-                .thenApply(in -> new FetchAnswer(in.flag(), in.node()));
+    record FetchPage(boolean whole, NodeRef successor, List<StoredEntry> entries, Optional<String> next) {
+
+        FetchPage {
+            entries = List.copyOf(entries);
+        }
+    }
+
+    /**
+     * Asks {@code at}, for {@code requester}, for the live entries it holds
+     * with an id in {@code (from, to]} whose keys sort after {@code after}:
+     * one page, small enough to come back well within the RPC timeout
+     * however large the range.
+     */
+    CompletableFuture<FetchPage> fetchPage(NodeRef at, NodeRef requester, BigInteger from, BigInteger to,
+                                           Optional<String> after) {
+        ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).flag(after.isPresent());
+        after.ifPresent(out::text);
+        return bulkCall(at, ChordWire.FETCH_PAGE, out).thenApply(in -> {
+            boolean whole = in.flag();
+            NodeRef successor = in.node();
+            List<StoredEntry> entries = in.entries();
+            Optional<String> next = in.flag() ? Optional.of(in.text()) : Optional.empty();
+            return new FetchPage(whole, successor, entries, next);
+        });
     }
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,
@@ -110,7 +144,7 @@ final class ChordClient implements RingRpc {
         ChordWire.Out out = new ChordWire.Out().entries(entries);
         out.num(removals.size());
         removals.forEach(r -> out.text(r.key()).num(r.version()));
-        return call(at, ChordWire.REPLICATE, out).thenApply(in -> null);
+        return bulkCall(at, ChordWire.REPLICATE, out).thenApply(in -> null);
     }
 
     /**
@@ -120,7 +154,7 @@ final class ChordClient implements RingRpc {
      */
     CompletableFuture<Void> handBack(NodeRef at, List<StoredEntry> entries, int hopsLeft) {
         ChordWire.Out out = new ChordWire.Out().num(hopsLeft).entries(entries);
-        return call(at, ChordWire.HAND_BACK, out).thenApply(in -> null);
+        return bulkCall(at, ChordWire.HAND_BACK, out).thenApply(in -> null);
     }
 
     /**

@@ -72,7 +72,7 @@ public final class ChordDht implements Dht {
         this.options = options;
         this.owner = new OwnerThread(runtime.owner(), runtime.nanos());
         this.state = new RingState(IdSpace.SHA1, self, options.successors());
-        this.store = new KeyStore(new VersionClock(self.id().longValue()));
+        this.store = new KeyStore(new VersionClock(self.id().longValue()), state.space());
         this.custody = new RangeCustody(state, replicas);
         this.selfPeer = peerOf(self);
     }
@@ -81,7 +81,11 @@ public final class ChordDht implements Dht {
     void attach(OverlayTransport transport) {
         this.transport = transport;
         this.client = new ChordClient(transport, options.rpcTimeout());
-        this.maintenance = new RingMaintenance(state, client, owner.executor());
+        // A peer whose calls time out is dead once that has gone on for as long as it would over
+        // consecutive maintenance rounds, however many of this node's calls were waiting on it at once.
+        Duration suspicionWindow = options.stabilizeEvery().plus(options.rpcTimeout())
+                .multipliedBy(TimeoutSuspicion.TIMEOUTS - 1);
+        this.maintenance = new RingMaintenance(state, client, owner.executor(), suspicionWindow, runtime.nanos());
         FencedWrites writes = new FencedWrites(state, custody, store, client, owner, runtime.clock());
         this.router = new KeyRouter(state, maintenance, custody, writes, client, owner, runtime.clock(),
                 runtime.nanos(), options.operationTimeout(), replicas, stats);

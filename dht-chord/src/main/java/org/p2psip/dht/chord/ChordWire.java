@@ -26,9 +26,10 @@ final class ChordWire {
     static final int REMOVE_IF = 12;
     static final int REPLICATE = 13;
     static final int LEAVING = 14;
-    static final int FETCH_RANGE = 15;
     static final int OWNER_WRITE = 16;
     static final int HAND_BACK = 17;
+    /** Replaces the unpaged FETCH_RANGE (15), which moved a whole range inside one RPC timeout. */
+    static final int FETCH_PAGE = 18;
 
     /** Conditional-write answers. */
     static final byte APPLIED = 0;

@@ -2,7 +2,6 @@ package org.p2psip.dht.chord;
 
 import java.math.BigInteger;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,6 +28,19 @@ final class KeyMover {
     static final int HAND_BACK_HOPS = 8;
     /** How many nodes a joiner asks, walking clockwise, for one that holds all of its range. */
     private static final int FETCH_WALK = 64;
+    /**
+     * The most bytes of entries in one message (a fetch page, a hand-back or
+     * push frame): small enough to cross and be merged well within the RPC
+     * timeout on a loaded node, so that moving a large range is many short
+     * calls rather than one that times out and starts over.
+     */
+    static final long FRAME_BYTES = 256 * 1024;
+    /** The most entries in one fetch page. */
+    static final int PAGE_ENTRIES = 2048;
+    /** How many times one fetch page is asked for before the fetch fails (and starts over next round). */
+    private static final int PAGE_ATTEMPTS = 3;
+    /** A bound on the pages of one range fetch; each page moves at least one entry. */
+    private static final int MAX_PAGES = 1 << 16;
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyMover.class);
 
@@ -47,7 +59,7 @@ final class KeyMover {
     private String lastServing = "";
 
     /**
-     * @param maxPayloadBytes  the largest overlay payload; keys go in frames of half that
+     * @param maxPayloadBytes  the largest overlay payload; keys go in frames of half that, {@link #FRAME_BYTES} at most
      * @param beforeRingChange runs first on every ring change (the route cache goes stale)
      */
     KeyMover(RingState ring, RangeCustody custody, KeyStore store, ChordClient client, RingMaintenance maintenance,
@@ -132,7 +144,7 @@ final class KeyMover {
      */
     private void fetch(CustodyAction.Fetch f) {
         List<CompletableFuture<ChordClient.FetchAnswer>> answers = f.sources().stream()
-                .map(s -> client.fetchRange(s, ring.self(), f.from(), f.to())).toList();
+                .map(s -> fetchWhole(s, f.from(), f.to())).toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .thenCompose(v -> {
                     List<ChordClient.FetchAnswer> got = answers.stream().map(CompletableFuture::join).toList();
@@ -165,16 +177,52 @@ final class KeyMover {
         if (left <= 0) {
             return CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.GAVE_UP);
         }
-        return client.fetchRange(at, ring.self(), from, to).thenCompose(a -> a.whole()
+        return fetchWhole(at, from, to).thenCompose(a -> a.whole()
                 ? CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.FOUND)
                 : walkForWhole(from, to, a.successor(), left - 1));
     }
 
     /**
-     * Answers a fetch: pushes what this node holds of {@code (from, to]} to
-     * the requester, and says whether that is the whole range.
+     * Fetches {@code (from, to]} from {@code source} page by page, merging
+     * each page here (newest wins) before asking for the next; the answer
+     * says whether the source held the whole range on every page.
      */
-    CompletableFuture<ChordClient.FetchAnswer> fetchFor(NodeRef requester, BigInteger from, BigInteger to) {
+    private CompletableFuture<ChordClient.FetchAnswer> fetchWhole(NodeRef source, BigInteger from, BigInteger to) {
+        return fetchPages(source, from, to, Optional.empty(), true, MAX_PAGES);
+    }
+
+    private CompletableFuture<ChordClient.FetchAnswer> fetchPages(NodeRef source, BigInteger from, BigInteger to,
+                                                                  Optional<String> after, boolean wholeSoFar,
+                                                                  int pagesLeft) {
+        if (pagesLeft <= 0) {
+            return CompletableFuture.failedFuture(new IllegalStateException("fetching (" + from.toString(16) + ", "
+                    + to.toString(16) + "] from " + source + " took more than " + MAX_PAGES + " pages"));
+        }
+        return pageWithRetries(source, from, to, after, PAGE_ATTEMPTS).thenComposeAsync(page -> {
+            page.entries().forEach(store::mergeIfNewer);
+            boolean whole = wholeSoFar && page.whole();
+            return page.next().isPresent()
+                    ? fetchPages(source, from, to, page.next(), whole, pagesLeft - 1)
+                    : CompletableFuture.completedFuture(new ChordClient.FetchAnswer(whole, page.successor()));
+        }, owner.executor());
+    }
+
+    /** One page, asked again from the same mark after a timeout: what came before it is kept, not fetched anew. */
+    private CompletableFuture<ChordClient.FetchPage> pageWithRetries(NodeRef source, BigInteger from, BigInteger to,
+                                                                     Optional<String> after, int attemptsLeft) {
+        return client.fetchPage(source, ring.self(), from, to, after).exceptionallyCompose(e -> attemptsLeft > 1
+                && client.inconclusive(e) && !owner.closed()
+                ? pageWithRetries(source, from, to, after, attemptsLeft - 1)
+                : CompletableFuture.failedFuture(e));
+    }
+
+    /**
+     * Answers one page of a fetch: the live entries this node holds of
+     * {@code (from, to]} after {@code after}, and whether that is the whole
+     * range.
+     */
+    CompletableFuture<ChordClient.FetchPage> pageFor(NodeRef requester, BigInteger from, BigInteger to,
+                                                     Optional<String> after) {
         boolean whole = custody.holdsWhole(from, to);
         if (whole) {
             yieldTo(requester);
@@ -182,13 +230,14 @@ final class KeyMover {
         // A write this node accepted as owner before the requester took the range over may still be on its
         // way to the first replica; the requester must get it, so the answer waits for it.
         CompletableFuture<?>[] pending = writes.pendingIn(from, to).toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(pending).thenComposeAsync(v -> {
-            Instant now = clock.instant();
-            NodeRef next = ring.successor();
-            return push(requester, store.entries(e -> e.liveAt(now)
-                    && space.betweenRightClosed(from, space.idOf(e.key()), to)))
-                    .thenApply(x -> new ChordClient.FetchAnswer(whole, next));
+        return CompletableFuture.allOf(pending).thenApplyAsync(v -> {
+            KeyStore.Page page = store.pageIn(from, to, clock.instant(), after, pageBytes(), PAGE_ENTRIES);
+            return new ChordClient.FetchPage(whole, ring.successor(), page.entries(), page.next());
         }, owner.executor());
+    }
+
+    private long pageBytes() {
+        return Math.min(FRAME_BYTES, maxPayloadBytes / 2);
     }
 
     /**
@@ -216,9 +265,7 @@ final class KeyMover {
      * what belongs to those before it ({@link #handedBack}).
      */
     private void handBack(CustodyAction.HandBack h) {
-        Instant now = clock.instant();
-        List<StoredEntry> theirs = store.entries(e -> e.liveAt(now)
-                && space.betweenRightClosed(h.from(), space.idOf(e.key()), h.upTo()));
+        List<StoredEntry> theirs = store.liveIn(h.from(), h.upTo(), clock.instant());
         LOG.debug("handing {} values of ({}, {}] back to {}", theirs.size(), RangeCustody.abbreviated(h.from()),
                 RangeCustody.abbreviated(h.upTo()), h.to());
         sendHandBack(h.to(), theirs, HAND_BACK_HOPS);
@@ -257,8 +304,7 @@ final class KeyMover {
 
     /** Pushes every live key this node serves to {@code targets}. */
     private void pushOwned(List<NodeRef> targets) {
-        Instant now = clock.instant();
-        List<StoredEntry> owned = store.entries(e -> e.liveAt(now) && custody.serves(space.idOf(e.key())));
+        List<StoredEntry> owned = store.liveWhere(clock.instant(), custody::serves);
         for (NodeRef t : targets) {
             push(t, owned);
         }
@@ -275,9 +321,9 @@ final class KeyMover {
         List<CompletableFuture<Void>> sent = new ArrayList<>();
         List<StoredEntry> batch = new ArrayList<>();
         long bytes = 0;
-        long limit = maxPayloadBytes / 2;
+        long limit = pageBytes();
         for (StoredEntry e : entries) {
-            long size = e.value().length + e.key().length() * 3L + 32;
+            long size = KeyStore.wireSize(e);
             if (!batch.isEmpty() && bytes + size > limit) {
                 sent.add(send.apply(batch));
                 batch = new ArrayList<>();

@@ -1,11 +1,10 @@
 package org.p2psip.dht.chord;
 
 import java.math.BigInteger;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -30,20 +30,30 @@ public final class RingMaintenance {
     /** Silent nodes a lookup steps round before it gives up. */
     private static final int MAX_DEAD = 8;
 
-    /** Timeouts in a row after which a node is taken for dead. */
-    static final int SUSPICIONS = 3;
-
     private final RingState state;
-    /** Timeouts in a row per node; touched on the state executor only. */
-    private final Map<NodeRef, Integer> misses = new HashMap<>();
+    /** Which silent nodes to take for dead; touched on the state executor only. */
+    private final TimeoutSuspicion suspicion;
+    private final LongSupplier nanos;
     private final RingRpc rpc;
     private final Executor stateExecutor;
     private volatile Consumer<RingState> onChange = s -> { };
 
+    /** A node that takes a peer for dead after {@value TimeoutSuspicion#TIMEOUTS} timeouts in a row, however close together. */
     public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor) {
+        this(state, rpc, stateExecutor, Duration.ZERO, System::nanoTime);
+    }
+
+    /**
+     * @param suspicionWindow how long, at least, a peer's calls keep timing out before it is taken for dead
+     * @param nanos           the monotonic clock that window runs on
+     */
+    public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor, Duration suspicionWindow,
+                           LongSupplier nanos) {
         this.state = state;
         this.rpc = rpc;
         this.stateExecutor = stateExecutor;
+        this.suspicion = new TimeoutSuspicion(suspicionWindow);
+        this.nanos = nanos;
     }
 
     public RingState state() {
@@ -280,6 +290,9 @@ public final class RingMaintenance {
                     }
                     return detour(unwrap(error));
                 }
+                if (!local) {
+                    answered(at);
+                }
                 if (reply.done()) {
                     if (!dead.contains(reply.node())) {
                         return CompletableFuture.completedFuture(new LookupResult(reply.node(),
@@ -344,27 +357,22 @@ public final class RingMaintenance {
 
     /**
      * Whether {@code node}, whose call just failed, is to be treated as dead:
-     * at once when it refused or closed, after {@link #SUSPICIONS} timeouts in
-     * a row otherwise. A starved machine times calls out to live nodes; a
+     * at once when it refused or closed, once its {@link TimeoutSuspicion}
+     * condemns it otherwise. A starved machine times calls out to live nodes; a
      * node forgotten for that leaves the ring short of a member and its range
      * served twice, which is worse than waiting a few seconds longer for a
      * node that is really gone but still holds its port.
      */
     private boolean dead(NodeRef node, Throwable error) {
         if (!rpc.inconclusive(error)) {
-            misses.remove(node);
+            suspicion.forgotten(node);
             return true;
         }
-        int n = misses.merge(node, 1, Integer::sum);
-        if (n >= SUSPICIONS) {
-            misses.remove(node);
-            return true;
-        }
-        return false;
+        return suspicion.timedOut(node, nanos.getAsLong());
     }
 
     private void answered(NodeRef node) {
-        misses.remove(node);
+        suspicion.answered(node);
     }
 
     private void changed() {

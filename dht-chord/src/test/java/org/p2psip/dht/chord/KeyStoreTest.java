@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.math.BigInteger;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.dht.Dht;
@@ -70,5 +75,77 @@ class KeyStoreTest {
         assertTrue(store.newerThan("k", takenOver.version(), NOW).isEmpty());
         assertTrue(store.newerThan("k", base.version(), NOW.plusSeconds(61)).isEmpty(), "an expired copy is absent");
         assertTrue(store.newerThan("other", Dht.ABSENT, NOW).isEmpty());
+    }
+
+    // ---- ranges and pages, on an 8-bit ring so that ranges are easy to state ----
+
+    private final IdSpace small = new IdSpace(8);
+    private final KeyStore ring = new KeyStore(new VersionClock(7), small);
+
+    private void put(String key, int bytes, Instant expiresAt) {
+        ring.mergeIfNewer(new StoredEntry(key, new byte[bytes], 1, expiresAt));
+    }
+
+    private List<String> keysOf(List<StoredEntry> entries) {
+        return entries.stream().map(StoredEntry::key).toList();
+    }
+
+    @Test
+    void liveInHoldsTheLiveEntriesOfTheRangeOnly() {
+        for (int i = 0; i < 200; i++) {
+            put("k" + i, 1, NOW.plusSeconds(i % 10 == 0 ? -1 : 60));
+        }
+        BigInteger from = BigInteger.valueOf(200);
+        BigInteger to = BigInteger.valueOf(40);
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < 200; i++) {
+            if (i % 10 != 0 && small.betweenRightClosed(from, small.idOf("k" + i), to)) {
+                expected.add("k" + i);
+            }
+        }
+        assertFalse(expected.isEmpty());
+        assertEquals(expected, new TreeSet<>(keysOf(ring.liveIn(from, to, NOW))));
+    }
+
+    @Test
+    void pagesFollowingTheirMarksCoverTheRangeOnceInKeyOrder() {
+        for (int i = 0; i < 500; i++) {
+            put("aor" + i + "@example.com", 40, NOW.plusSeconds(60));
+        }
+        BigInteger from = BigInteger.valueOf(100);
+        BigInteger to = BigInteger.valueOf(20);
+        List<String> got = new ArrayList<>();
+        Optional<String> after = Optional.empty();
+        int pages = 0;
+        do {
+            KeyStore.Page page = ring.pageIn(from, to, NOW, after, 1_000, 16);
+            assertTrue(page.entries().size() <= 16, "entries per page");
+            got.addAll(keysOf(page.entries()));
+            after = page.next();
+            pages++;
+        } while (after.isPresent() && pages < 1_000);
+        List<String> expected = keysOf(ring.liveIn(from, to, NOW)).stream().sorted().toList();
+        assertEquals(expected, got);
+        assertTrue(pages > 5, "a range of " + expected.size() + " entries came in " + pages + " pages");
+    }
+
+    @Test
+    void aPageStopsAtItsByteBoundButHoldsAnOversizedEntry() {
+        put("a", 10_000, NOW.plusSeconds(60));
+        put("b", 10, NOW.plusSeconds(60));
+        BigInteger all = BigInteger.ZERO;
+        KeyStore.Page first = ring.pageIn(all, all, NOW, Optional.empty(), 1_000, 100);
+        assertEquals(List.of("a"), keysOf(first.entries()));
+        assertEquals(Optional.of("a"), first.next());
+        KeyStore.Page second = ring.pageIn(all, all, NOW, first.next(), 1_000, 100);
+        assertEquals(List.of("b"), keysOf(second.entries()));
+        assertEquals(Optional.empty(), second.next());
+    }
+
+    @Test
+    void anEmptyRangeIsOneEmptyLastPage() {
+        KeyStore.Page page = ring.pageIn(BigInteger.ONE, BigInteger.TWO, NOW, Optional.empty(), 1_000, 10);
+        assertTrue(page.entries().isEmpty());
+        assertEquals(Optional.empty(), page.next());
     }
 }
