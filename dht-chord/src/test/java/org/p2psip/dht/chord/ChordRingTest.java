@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.VersionedValue;
 
 /**
@@ -129,6 +130,38 @@ class ChordRingTest {
         LookupStats.Snapshot hops = ring.nodes().get(0).lookupStats();
         assertTrue(hops.lookups() > 0 && hops.averageHops() <= 4,
                 "a 16-node ring needs about log2(16)/2 hops, not " + hops.averageHops());
+    }
+
+    /**
+     * A joiner's range holds several fetch pages' worth of entries: it moves
+     * page by page, and every value is still readable, at its owner, after.
+     */
+    @Test
+    void aJoinerTakesOverARangeOfManyPages() {
+        ring = new LoopbackRing(2, Clock.systemUTC()).start(2);
+        byte[] big = new byte[4096];
+        Instant expiry = Instant.now().plusSeconds(3600);
+        Map<String, byte[]> written = new LinkedHashMap<>();
+        for (int i = 0; i < 600; i++) {
+            String key = "paged-" + i;
+            byte[] value = big.clone();
+            value[0] = (byte) i;
+            value[1] = (byte) (i >> 8);
+            assertTrue(await(ring.nodes().get(i % 2).putIfVersion(key, Dht.ABSENT, value, expiry)), key);
+            written.put(key, value);
+        }
+        ChordDht joiner = ring.add();
+        convergeCheckingInvariants();
+        LoopbackRing.waitUntil(() -> joiner.ownedRanges().map(KeyRangeSet::share).orElse(0.0) > 0, LoopbackRing.CONVERGE,
+                () -> "the joiner serves nothing");
+        long joinersBytes = (long) joiner.storedValues() * big.length;
+        assertTrue(joinersBytes > 2 * KeyMover.FRAME_BYTES, "the joiner holds " + joiner.storedValues()
+                + " values, too few to have come in several pages");
+        for (Map.Entry<String, byte[]> e : written.entrySet()) {
+            Optional<VersionedValue> read = await(joiner.get(e.getKey()));
+            assertTrue(read.isPresent(), "lost " + e.getKey());
+            assertArrayEquals(e.getValue(), read.get().value(), e.getKey());
+        }
     }
 
     /**
