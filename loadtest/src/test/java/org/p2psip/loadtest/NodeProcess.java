@@ -52,6 +52,11 @@ final class NodeProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms256m");
+        // The launcher's collector settings and, as root, its thread priorities, so nodes here run as they do there.
+        command.addAll(List.of("-XX:+UseG1GC", "-XX:MaxTenuringThreshold=1"));
+        if ("root".equals(System.getProperty("user.name"))) {
+            command.add("-XX:ThreadPriorityPolicy=1");
+        }
         // The flags the p2psip launcher gives Hazelcast, so nodes run here as they do there.
         command.addAll(List.of("--add-modules", "java.se",
                 "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",

@@ -95,6 +95,10 @@ final class OverlayNodes implements AutoCloseable {
             args.addAll(List.of("--bootstrap", seed.overlayAddress()));
         }
         domain.ifPresent(d -> args.addAll(List.of("--domain", d)));
+        String extraArgs = System.getProperty("p2psip.test.nodeArgs", "").strip();
+        if (!extraArgs.isEmpty()) {
+            args.addAll(List.of(extraArgs.split("\\s+")));
+        }
         int metrics = 0;
         if (balancer.isPresent()) {
             metrics = FreePorts.udpAndTcp();

@@ -1,6 +1,7 @@
 package org.p2psip.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.net.URI;
@@ -47,7 +48,10 @@ import org.p2psip.loadtest.bench.Scenario;
 class OwnerRoutingChurnTest {
 
     private static final String DOMAIN = "p2psip.test";
-    /** REGISTERs per second unless {@code -Dchurn.rate.DHT=N} names another for a backend (a measured half capacity). */
+    /**
+     * REGISTERs per second unless {@code -Dchurn.rate.DHT=N} names another for a backend (a measured half
+     * capacity); {@code -Dchurn.dht=chord,...} runs only the backends named.
+     */
     private static final String DEFAULT_RATE = "300";
     private static final int SECONDS = 45;
     private static final Pattern KEY_OPS = Pattern.compile(
@@ -62,6 +66,8 @@ class OwnerRoutingChurnTest {
     @ParameterizedTest
     @ValueSource(strings = {"hazelcast", "chord", "kademlia"})
     void aNodeJoiningAndOneKilledDuringLoadCostUnderOnePercent(String dht) throws Exception {
+        String only = System.getProperty("churn.dht", "");
+        assumeTrue(only.isEmpty() || List.of(only.split(",")).contains(dht), "-Dchurn.dht=" + only);
         double rate = Double.parseDouble(System.getProperty("churn.rate." + dht, DEFAULT_RATE));
         int lbPort = FreePorts.udpAndTcp();
         int joinerSip = FreePorts.udpAndTcp();
@@ -76,6 +82,7 @@ class OwnerRoutingChurnTest {
                 HostPort target = new HostPort("127.0.0.1", lbPort);
                 // Unmeasured: the JVMs compile their hot code, and the balancer hears every node's claim.
                 LoadRun.run(spec(target, 100, 1_500, 1_000_000));
+                LoadRun.run(spec(target, rate / 2, Math.round(rate * 10), 1_500_000));
 
                 List<OverlayNodes.Member> live = new ArrayList<>(first);
                 List<KeyOps> samples = new ArrayList<>();
