@@ -82,7 +82,10 @@ class OwnerRoutingChurnTest {
                 HostPort target = new HostPort("127.0.0.1", lbPort);
                 // Unmeasured: the JVMs compile their hot code, and the balancer hears every node's claim.
                 LoadRun.run(spec(target, 100, 1_500, 1_000_000));
-                LoadRun.run(spec(target, rate / 2, Math.round(rate * 10), 1_500_000));
+                long settling = Long.getLong("churn.settle.seconds", 20);
+                if (settling > 0) {
+                    LoadRun.run(spec(target, rate / 2, Math.round(rate / 2 * settling), 1_500_000));
+                }
 
                 List<OverlayNodes.Member> live = new ArrayList<>(first);
                 List<KeyOps> samples = new ArrayList<>();

@@ -90,9 +90,7 @@ public final class NettyOverlayTransport implements OverlayTransport {
     static CompletableFuture<NettyOverlayTransport> bind(HostPort listen, OverlaySecret secret, int maxPayloadBytes,
                                                          Duration handshakeDeadline, int maxInHandshake,
                                                          OverlayRequestHandler handler) {
-        EventLoopGroup group = new NioEventLoopGroup(2,
-                // As high as the owner thread they feed (OverlayRuntime#threaded), for the same reason.
-                new DefaultThreadFactory("overlay-" + listen.port(), true, Thread.MAX_PRIORITY));
+        EventLoopGroup group = new NioEventLoopGroup(2, new DefaultThreadFactory("overlay-" + listen.port(), true));
         PendingRequests pending = new PendingRequests(group);
         OverlayRefusals refusals = new OverlayRefusals();
         OverlayHandshake.Admission admission = new OverlayHandshake.Admission(maxInHandshake);

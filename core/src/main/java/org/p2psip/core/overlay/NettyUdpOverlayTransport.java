@@ -111,8 +111,7 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
                                                             int maxPayloadBytes, Duration retryEvery, Clock clock,
                                                             Duration freshness, OverlayRequestHandler handler) {
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("overlay-udp-" + listen.port(),
-                // As high as the owner thread it feeds (OverlayRuntime#threaded), for the same reason.
-                true, Thread.MAX_PRIORITY));
+                true));
         PendingRequests pending = new PendingRequests(group);
         Map<Long, InetSocketAddress> destinations = new ConcurrentHashMap<>();
         OverlayRefusals refusals = new OverlayRefusals();

@@ -28,23 +28,11 @@ public record OverlayRuntime(ScheduledExecutorService owner, Clock clock, LongSu
         }
     }
 
-    /**
-     * A daemon owner thread named {@code threadName}, the given wall clock, {@link System#nanoTime()}, a random seed.
-     *
-     * <p>The owner thread runs at the highest Java priority. It is the one
-     * thread every key operation and every maintenance answer of the node
-     * passes through, beside a pool of SIP workers; on a saturated machine
-     * a fair scheduler gives it one share among all of them, its queue
-     * grows, and peers time its answers out and take a live node for dead.
-     * Java priorities reach the operating system only with
-     * {@code -XX:ThreadPriorityPolicy=1}, which the launcher sets when it may
-     * (root); elsewhere this is a no-op.
-     */
+    /** A daemon owner thread named {@code threadName}, the given wall clock, {@link System#nanoTime()}, a random seed. */
     public static OverlayRuntime threaded(String threadName, Clock clock) {
         ScheduledExecutorService owner = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
-            t.setPriority(Thread.MAX_PRIORITY);
             return t;
         });
         return new OverlayRuntime(owner, clock, System::nanoTime, new SecureRandom().nextLong());
