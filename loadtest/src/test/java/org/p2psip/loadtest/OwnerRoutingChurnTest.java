@@ -36,7 +36,10 @@ import org.p2psip.loadtest.bench.Scenario;
  * distinct AORs at a steady rate through the balancer; the fourth node
  * starts and joins a third of the way in, and one of the first three is
  * SIGKILLed two thirds of the way in. Fewer than 1 % of the REGISTERs may
- * fail.
+ * fail. Before that, unmeasured, 100/s for 15 s and then half the rate for
+ * {@code -Dchurn.settle.seconds} (20): the nodes run compiled code, and the
+ * joiner finds a ring that already holds bindings to hand over, which is
+ * what makes a join cost anything.
  *
  * <p>It also reports, from the nodes' metrics scraped every half second,
  * how long after each change the share of key operations started away from
