@@ -117,15 +117,9 @@ final class ChordClient implements RingRpc {
      */
     CompletableFuture<FetchPage> fetchPage(NodeRef at, NodeRef requester, BigInteger from, BigInteger to,
                                            Optional<String> after) {
-        ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).flag(after.isPresent());
-        after.ifPresent(out::text);
-        return bulkCall(at, ChordWire.FETCH_PAGE, out).thenApply(in -> {
-            boolean whole = in.flag();
-            NodeRef successor = in.node();
-            List<StoredEntry> entries = in.entries();
-            Optional<String> next = in.flag() ? Optional.of(in.text()) : Optional.empty();
-            return new FetchPage(whole, successor, entries, next);
-        });
+        ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).optionalText(after);
+        return bulkCall(at, ChordWire.FETCH_PAGE, out)
+                .thenApply(in -> new FetchPage(in.flag(), in.node(), in.entries(), in.optionalText()));
     }
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,

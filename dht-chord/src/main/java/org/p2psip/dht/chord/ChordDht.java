@@ -279,7 +279,7 @@ public final class ChordDht implements Dht {
                 if (succ.equals(state.self())) {
                     return CompletableFuture.<Void>completedFuture(null);
                 }
-                List<StoredEntry> all = store.entries(e -> e.liveAt(runtime.clock().instant()));
+                List<StoredEntry> all = store.liveWhere(runtime.clock().instant(), id -> true);
                 CompletableFuture<Void> handOff = mover.push(succ, all)
                         .thenCompose(v -> client.leaving(succ, state.self(), state.predecessor()));
                 CompletableFuture<Void> toPred = state.predecessor().filter(p -> !p.equals(succ))

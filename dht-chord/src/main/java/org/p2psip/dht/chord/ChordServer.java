@@ -58,8 +58,7 @@ final class ChordServer implements OverlayRequestHandler {
             case ChordWire.NOTIFY -> notified(in.node());
             case ChordWire.PING -> ping();
             case ChordWire.GET -> get(in.text(), in.flag());
-            case ChordWire.FETCH_PAGE -> fetchPage(in.node(), in.id(), in.id(),
-                    in.flag() ? Optional.of(in.text()) : Optional.empty());
+            case ChordWire.FETCH_PAGE -> fetchPage(in.node(), in.id(), in.id(), in.optionalText());
             case ChordWire.PUT_IF -> putIfVersion(in.text(), in.num(), in.blob(), Instant.ofEpochMilli(in.num()));
             case ChordWire.REMOVE_IF -> removeIfVersion(in.text(), in.num());
             case ChordWire.REPLICATE -> replicate(in.entries(), removals(in));
@@ -110,12 +109,8 @@ final class ChordServer implements OverlayRequestHandler {
 
     private CompletableFuture<byte[]> fetchPage(NodeRef requester, BigInteger from, BigInteger to,
                                                 Optional<String> after) {
-        return owner.compose(() -> mover.pageFor(requester, from, to, after).thenApply(p -> {
-            ChordWire.Out out = new ChordWire.Out().flag(p.whole()).node(p.successor()).entries(p.entries())
-                    .flag(p.next().isPresent());
-            p.next().ifPresent(out::text);
-            return out.bytes();
-        }));
+        return owner.compose(() -> mover.pageFor(requester, from, to, after).thenApply(p -> new ChordWire.Out()
+                .flag(p.whole()).node(p.successor()).entries(p.entries()).optionalText(p.next()).bytes()));
     }
 
     private CompletableFuture<byte[]> putIfVersion(String key, long expected, byte[] value, Instant expiresAt) {

@@ -61,6 +61,13 @@ final class ChordWire {
             return this;
         }
 
+        /** A flag, then the text when there is one. */
+        Out optionalText(Optional<String> t) {
+            flag(t.isPresent());
+            t.ifPresent(this::text);
+            return this;
+        }
+
         Out optionalNode(Optional<NodeRef> n) {
             flag(n.isPresent());
             n.ifPresent(this::node);
@@ -101,6 +108,10 @@ final class ChordWire {
             HostPort overlay = hostPort();
             Optional<HostPort> sip = flag() ? Optional.of(hostPort()) : Optional.empty();
             return new NodeRef(id, overlay, sip);
+        }
+
+        Optional<String> optionalText() {
+            return flag() ? Optional.of(text()) : Optional.empty();
         }
 
         Optional<NodeRef> optionalNode() {

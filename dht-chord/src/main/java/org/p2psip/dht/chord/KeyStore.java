@@ -113,17 +113,6 @@ public final class KeyStore {
         }
     }
 
-    /** Every entry, live or not, that {@code which} accepts. */
-    public List<StoredEntry> entries(Predicate<StoredEntry> which) {
-        List<StoredEntry> out = new ArrayList<>();
-        for (Held h : entries.values()) {
-            if (which.test(h.entry())) {
-                out.add(h.entry());
-            }
-        }
-        return out;
-    }
-
     /** The entries live at {@code now} whose point {@code where} accepts. */
     public List<StoredEntry> liveWhere(Instant now, Predicate<BigInteger> where) {
         List<StoredEntry> out = new ArrayList<>();

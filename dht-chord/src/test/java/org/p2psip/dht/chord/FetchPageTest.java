@@ -54,16 +54,15 @@ class FetchPageTest {
         boolean more;
         do {
             ChordWire.Out ask = new ChordWire.Out().node(requester).id(everywhere).id(everywhere)
-                    .flag(after.isPresent());
-            after.ifPresent(ask::text);
+                    .optionalText(after);
             byte[] answer = node.handle(ChordWire.FETCH_PAGE, ask.bytes()).get(10, TimeUnit.SECONDS);
             assertTrue(answer.length < KeyMover.FRAME_BYTES + 16_384, "a page of " + answer.length + " bytes");
             ChordWire.In in = new ChordWire.In(answer);
             assertTrue(in.flag(), "a node alone holds every key whole");
             in.node();
             in.entries().forEach(e -> got.add(e.key()));
-            more = in.flag();
-            after = more ? Optional.of(in.text()) : Optional.empty();
+            after = in.optionalText();
+            more = after.isPresent();
             pages++;
         } while (more && pages < 100);
         assertEquals(List.copyOf(written), got);
