@@ -42,7 +42,7 @@ class ChordClusterAcceptanceTest {
 
     @Test
     void sippRegistersTenThousandProvisionedUsersWithDigestAndCallsWithZeroFailures() throws Exception {
-        Sipp.Result registers = cluster.registerRun("ring", AORS, 600);
+        Sipp.Result registers = cluster.registerRun("ring", AORS, AuthenticatedCluster.ACCEPTANCE_RATE);
         assertEquals(0, registers.exitCode(), registers + cluster.unexpected("ring"));
         assertEquals(AORS, registers.successful(), registers + cluster.unexpected("ring"));
         assertEquals(0, registers.failed(), registers + cluster.unexpected("ring"));

@@ -62,7 +62,7 @@ class ClusterAcceptanceTest {
     @Test
     @Order(1)
     void sippRegistersTenThousandProvisionedUsersWithDigestAndCallsThroughTheBalancerWithZeroFailures() throws Exception {
-        Sipp.Result registers = cluster.registerRun("bulk", AORS, 600);
+        Sipp.Result registers = cluster.registerRun("bulk", AORS, AuthenticatedCluster.ACCEPTANCE_RATE);
         assertEquals(0, registers.exitCode(), registers + cluster.unexpected("bulk"));
         assertEquals(AORS, registers.successful(), registers + cluster.unexpected("bulk"));
         assertEquals(0, registers.failed(), registers + cluster.unexpected("bulk"));
