@@ -4,7 +4,9 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -91,35 +93,53 @@ final class ChordClient implements RingRpc {
         });
     }
 
-    /** What a range fetch came to: whether the node asked holds the whole range, and its successor. */
-    record FetchAnswer(boolean whole, NodeRef successor) {
-    }
 
     /**
      * One page of a range fetch: whether the node asked holds the whole range
      * (it has served it, or started the ring) rather than whatever copies it
      * happens to have, its successor (where to ask next when it does not),
-     * the live entries of the page, and the key to ask from for the next
-     * page, if any.
+     * whether it could tell what changed since the mark asked for ({@code
+     * false} when that mark is older than the removals it keeps; the page is
+     * empty then), the entries of the page and, for changes, the removals,
+     * the key to ask from for the next page, if any, and the node's change
+     * mark when it read the page.
      */
-    record FetchPage(boolean whole, NodeRef successor, List<StoredEntry> entries, Optional<String> next) {
+    record FetchPage(boolean whole, NodeRef successor, boolean told, List<StoredEntry> entries,
+                     List<KeyStore.Removal> removals, Optional<String> next, long mark) {
 
         FetchPage {
             entries = List.copyOf(entries);
+            removals = List.copyOf(removals);
         }
     }
 
     /**
-     * Asks {@code at}, for {@code requester}, for the live entries it holds
-     * with an id in {@code (from, to]} whose keys sort after {@code after}:
-     * one page, small enough to come back well within the RPC timeout
-     * however large the range.
+     * What a range fetch asks for, besides the range: {@code copyOnly} for a
+     * copy taken before this node takes the range over (the source must not
+     * hand the range over for it), and {@code since}, a change mark the
+     * source gave before, for only what changed after it.
+     */
+    record PageRequest(boolean copyOnly, OptionalLong since) {
+
+        static final PageRequest TAKE_OVER = new PageRequest(false, OptionalLong.empty());
+
+        PageRequest {
+            Objects.requireNonNull(since, "since");
+        }
+    }
+
+    /**
+     * Asks {@code at}, for {@code requester}, for the entries it holds with
+     * an id in {@code (from, to]} whose keys sort after {@code after}: one
+     * page, small enough to come back well within the RPC timeout however
+     * large the range.
      */
     CompletableFuture<FetchPage> fetchPage(NodeRef at, NodeRef requester, BigInteger from, BigInteger to,
-                                           Optional<String> after) {
-        ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).optionalText(after);
-        return bulkCall(at, ChordWire.FETCH_PAGE, out)
-                .thenApply(in -> new FetchPage(in.flag(), in.node(), in.entries(), in.optionalText()));
+                                           Optional<String> after, PageRequest request) {
+        ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).optionalText(after)
+                .flag(request.copyOnly()).optionalNum(request.since());
+        return bulkCall(at, ChordWire.FETCH_PAGE, out).thenApply(in -> new FetchPage(in.flag(), in.node(),
+                in.flag(), in.entries(), in.removals(), in.optionalText(), in.num()));
     }
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,
@@ -135,9 +155,8 @@ final class ChordClient implements RingRpc {
 
     /** Pushes copies (newest wins at the receiver) and removals. */
     CompletableFuture<Void> replicate(NodeRef at, List<StoredEntry> entries, List<StoredEntry> removals) {
-        ChordWire.Out out = new ChordWire.Out().entries(entries);
-        out.num(removals.size());
-        removals.forEach(r -> out.text(r.key()).num(r.version()));
+        ChordWire.Out out = new ChordWire.Out().entries(entries)
+                .removals(removals.stream().map(r -> new KeyStore.Removal(r.key(), r.version())).toList());
         return bulkCall(at, ChordWire.REPLICATE, out).thenApply(in -> null);
     }
 

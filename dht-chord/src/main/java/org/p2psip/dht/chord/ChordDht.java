@@ -107,7 +107,9 @@ public final class ChordDht implements Dht {
             custody.startsRing();
             return CompletableFuture.completedFuture(null);
         }
-        return joinThroughAny(bootstrap);
+        // Copying the range ahead of the first notify keeps the successor serving it meanwhile; the copy
+        // may take at most half the start timeout, so a slow one cannot fail the node's start.
+        return joinThroughAny(bootstrap).thenCompose(v -> mover.copyAhead(options.startTimeout().dividedBy(2)));
     }
 
     /**

@@ -38,14 +38,6 @@ final class ChordServer implements OverlayRequestHandler {
         this.owner = owner;
     }
 
-    /** A replicated removal: the key, and the version removed. */
-    private record Removal(String key, long version) {
-
-        Removal {
-            Objects.requireNonNull(key, "key");
-        }
-    }
-
     @Override
     public CompletableFuture<byte[]> handle(int type, byte[] payload) {
         if (owner.closed()) {
@@ -58,10 +50,11 @@ final class ChordServer implements OverlayRequestHandler {
             case ChordWire.NOTIFY -> notified(in.node());
             case ChordWire.PING -> ping();
             case ChordWire.GET -> get(in.text(), in.flag());
-            case ChordWire.FETCH_PAGE -> fetchPage(in.node(), in.id(), in.id(), in.optionalText());
+            case ChordWire.FETCH_PAGE -> fetchPage(in.node(), in.id(), in.id(), in.optionalText(),
+                    new ChordClient.PageRequest(in.flag(), in.optionalNum()));
             case ChordWire.PUT_IF -> putIfVersion(in.text(), in.num(), in.blob(), Instant.ofEpochMilli(in.num()));
             case ChordWire.REMOVE_IF -> removeIfVersion(in.text(), in.num());
-            case ChordWire.REPLICATE -> replicate(in.entries(), removals(in));
+            case ChordWire.REPLICATE -> replicate(in.entries(), in.removals());
             case ChordWire.HAND_BACK -> handBack((int) Math.min(in.num(), KeyMover.HAND_BACK_HOPS), in.entries());
             case ChordWire.OWNER_WRITE -> ownerWrite(in);
             case ChordWire.LEAVING -> leaving(in.node(), in.optionalNode());
@@ -108,9 +101,10 @@ final class ChordServer implements OverlayRequestHandler {
     }
 
     private CompletableFuture<byte[]> fetchPage(NodeRef requester, BigInteger from, BigInteger to,
-                                                Optional<String> after) {
-        return owner.compose(() -> mover.pageFor(requester, from, to, after).thenApply(p -> new ChordWire.Out()
-                .flag(p.whole()).node(p.successor()).entries(p.entries()).optionalText(p.next()).bytes()));
+                                                Optional<String> after, ChordClient.PageRequest request) {
+        return owner.compose(() -> mover.pageFor(requester, from, to, after, request).thenApply(p -> new ChordWire.Out()
+                .flag(p.whole()).node(p.successor()).flag(p.told()).entries(p.entries()).removals(p.removals())
+                .optionalText(p.next()).num(p.mark()).bytes()));
     }
 
     private CompletableFuture<byte[]> putIfVersion(String key, long expected, byte[] value, Instant expiresAt) {
@@ -125,20 +119,11 @@ final class ChordServer implements OverlayRequestHandler {
         return new ChordWire.Out().code(a.status()).num(a.version()).bytes();
     }
 
-    private static List<Removal> removals(ChordWire.In in) {
-        List<Removal> removals = new ArrayList<>();
-        long m = in.num();
-        for (long i = 0; i < m; i++) {
-            removals.add(new Removal(in.text(), in.num()));
-        }
-        return removals;
-    }
-
     /** Copies pushed by an owner (newest wins here) and removals (applied unless what is held is newer). */
-    private CompletableFuture<byte[]> replicate(List<StoredEntry> entries, List<Removal> removals) {
+    private CompletableFuture<byte[]> replicate(List<StoredEntry> entries, List<KeyStore.Removal> removals) {
         return owner.supply(() -> {
             entries.forEach(store::mergeIfNewer);
-            for (Removal r : removals) {
+            for (KeyStore.Removal r : removals) {
                 store.removeIfNotNewer(r.key(), r.version());
             }
             return new byte[0];

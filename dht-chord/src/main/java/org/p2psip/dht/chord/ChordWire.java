@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.PayloadReader;
@@ -90,6 +91,20 @@ final class ChordWire {
             list.forEach(this::entry);
             return this;
         }
+
+        /** A count, then each removal's key and the version removed. */
+        Out removals(List<KeyStore.Removal> list) {
+            num(list.size());
+            list.forEach(r -> text(r.key()).num(r.version()));
+            return this;
+        }
+
+        /** A flag, then the number when there is one. */
+        Out optionalNum(OptionalLong n) {
+            flag(n.isPresent());
+            n.ifPresent(this::num);
+            return this;
+        }
     }
 
     /** Payload reader; a malformed payload fails the request, never the node. */
@@ -142,6 +157,20 @@ final class ChordWire {
                 out.add(entry());
             }
             return out;
+        }
+
+        /** A count, then each removal; a count beyond the payload fails on the first missing one. */
+        List<KeyStore.Removal> removals() {
+            long n = num();
+            List<KeyStore.Removal> out = new ArrayList<>();
+            for (long i = 0; i < n; i++) {
+                out.add(new KeyStore.Removal(text(), num()));
+            }
+            return out;
+        }
+
+        OptionalLong optionalNum() {
+            return flag() ? OptionalLong.of(num()) : OptionalLong.empty();
         }
     }
 }

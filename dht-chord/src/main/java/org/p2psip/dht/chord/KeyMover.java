@@ -2,10 +2,18 @@ package org.p2psip.dht.chord;
 
 import java.math.BigInteger;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -57,6 +65,14 @@ final class KeyMover {
     private final Runnable beforeRingChange;
     /** The range last logged as served, for DEBUG lines on each change. */
     private String lastServing = "";
+    /** Nodes that copied a range from here ahead of their join, and when (owner thread). */
+    private final Map<NodeRef, CopyTaken> copiesTaken = new HashMap<>();
+    /** The range copied ahead of the join, until the first catch-up fetch takes it (owner thread). */
+    private Optional<CopyAhead> copied = Optional.empty();
+    /** Whether a copy ahead of the join may still be taken: not once the join has gone ahead. */
+    private boolean copyAheadOpen = true;
+    /** The lower end of the range being copied ahead of the join, once known. */
+    private Optional<BigInteger> copyingFrom = Optional.empty();
 
     /**
      * @param maxPayloadBytes  the largest overlay payload; keys go in frames of half that, {@link #FRAME_BYTES} at most
@@ -140,24 +156,43 @@ final class KeyMover {
      * Asks every source for the range; a joiner whose sources hold only
      * copies then walks the ring for a node that holds all of it. The
      * custody decides what the outcome means; a fetch that fails is tried
-     * again next round.
+     * again next round. A source this node copied the range from before it
+     * joined ({@link #copyAhead}) is asked only for what changed since; if
+     * that cannot be told, or the fetch fails, the copy is dropped and the
+     * next round fetches the range whole, so no removal is missed.
      */
     private void fetch(CustodyAction.Fetch f) {
-        List<CompletableFuture<ChordClient.FetchAnswer>> answers = f.sources().stream()
-                .map(s -> fetchWhole(s, f.from(), f.to())).toList();
+        Optional<CopyAhead> ahead = copied;
+        copied = Optional.empty();
+        Map<NodeRef, Long> marks = ahead.filter(c -> c.from().equals(f.from()) && c.to().equals(f.to()))
+                .map(CopyAhead::marks).orElse(Map.of());
+        if (ahead.isPresent() && marks.isEmpty()) {
+            drop(ahead.get(), "the range to take over is no longer the one copied");
+        }
+        List<CompletableFuture<Fetched>> answers = f.sources().stream()
+                .map(s -> marks.containsKey(s) ? fetchChanges(s, f.from(), f.to(), marks.get(s))
+                        : fetchWhole(s, f.from(), f.to()))
+                .toList();
         CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                 .thenCompose(v -> {
-                    List<ChordClient.FetchAnswer> got = answers.stream().map(CompletableFuture::join).toList();
-                    if (f.settledBy(got.stream().map(ChordClient.FetchAnswer::whole).toList())) {
+                    List<Fetched> got = answers.stream().map(CompletableFuture::join).toList();
+                    if (f.settledBy(got.stream().map(Fetched::whole).toList())) {
                         return CompletableFuture.completedFuture(RangeCustody.WholeRangeSearch.FOUND);
                     }
                     return walkForWhole(f.from(), f.to(), got.get(got.size() - 1).successor(), FETCH_WALK);
                 })
                 .whenCompleteAsync((search, e) -> {
                     if (e != null) {
+                        if (!marks.isEmpty()) {
+                            drop(ahead.get(), "bringing it up to date failed");
+                        }
                         custody.fetchFailed();
                         LOG.debug("fetching ({}, {}] from {} failed: {}", f.from(), f.to(), f.sources(), e.toString());
                         return;
+                    }
+                    if (!marks.isEmpty()) {
+                        LOG.debug("took ({}, {}] over with the changes since the copy made before joining",
+                                RangeCustody.abbreviated(f.from()), RangeCustody.abbreviated(f.to()));
                     }
                     perform(custody.fetched(f, search));
                 }, owner.executor());
@@ -187,53 +222,184 @@ final class KeyMover {
      * each page here (newest wins) before asking for the next; the answer
      * says whether the source held the whole range on every page.
      */
-    private CompletableFuture<ChordClient.FetchAnswer> fetchWhole(NodeRef source, BigInteger from, BigInteger to) {
-        return fetchPages(source, from, to, Optional.empty(), true, MAX_PAGES);
+    private CompletableFuture<Fetched> fetchWhole(NodeRef source, BigInteger from, BigInteger to) {
+        return fetchPages(source, from, to, ChordClient.PageRequest.TAKE_OVER, Optional.empty(), Optional.empty(),
+                MAX_PAGES);
     }
 
-    private CompletableFuture<ChordClient.FetchAnswer> fetchPages(NodeRef source, BigInteger from, BigInteger to,
-                                                                  Optional<String> after, boolean wholeSoFar,
-                                                                  int pagesLeft) {
+    /** Fetches what changed in {@code (from, to]} at {@code source} since its change {@code mark}; fails if it cannot tell. */
+    private CompletableFuture<Fetched> fetchChanges(NodeRef source, BigInteger from, BigInteger to, long mark) {
+        return fetchPages(source, from, to, new ChordClient.PageRequest(false, OptionalLong.of(mark)),
+                Optional.empty(), Optional.empty(), MAX_PAGES).thenApply(f -> {
+                    if (!f.told()) {
+                        throw new CompletionException(new IllegalStateException(source
+                                + " no longer keeps the removals made since the copy began"));
+                    }
+                    return f;
+                });
+    }
+
+    /**
+     * What one source gave for a range: whether it held all of it (on every
+     * page), its successor, whether it could tell the changes asked for, and
+     * its change mark when it read the first page.
+     */
+    private record Fetched(boolean whole, NodeRef successor, boolean told, long mark) {
+    }
+
+    private CompletableFuture<Fetched> fetchPages(NodeRef source, BigInteger from, BigInteger to,
+                                                  ChordClient.PageRequest request, Optional<String> after,
+                                                  Optional<Fetched> soFar, int pagesLeft) {
         if (pagesLeft <= 0) {
             return CompletableFuture.failedFuture(new IllegalStateException("fetching (" + from.toString(16) + ", "
                     + to.toString(16) + "] from " + source + " took more than " + MAX_PAGES + " pages"));
         }
-        return pageWithRetries(source, from, to, after, PAGE_ATTEMPTS).thenComposeAsync(page -> {
+        return pageWithRetries(source, from, to, after, request, PAGE_ATTEMPTS).thenComposeAsync(page -> {
+            if (request.copyOnly() && !copyAheadOpen) {
+                // The join went ahead without the copy and what was copied is gone: merging more would
+                // bring back entries removed since.
+                return CompletableFuture.failedFuture(new IllegalStateException("the join went ahead"));
+            }
+            if (!page.told()) {
+                return CompletableFuture.completedFuture(new Fetched(page.whole(), page.successor(), false,
+                        page.mark()));
+            }
             page.entries().forEach(store::mergeIfNewer);
-            boolean whole = wholeSoFar && page.whole();
+            page.removals().forEach(r -> store.removeIfNotNewer(r.key(), r.version()));
+            Fetched sum = new Fetched(soFar.map(Fetched::whole).orElse(true) && page.whole(), page.successor(),
+                    true, soFar.map(Fetched::mark).orElse(page.mark()));
             return page.next().isPresent()
-                    ? fetchPages(source, from, to, page.next(), whole, pagesLeft - 1)
-                    : CompletableFuture.completedFuture(new ChordClient.FetchAnswer(whole, page.successor()));
+                    ? fetchPages(source, from, to, request, page.next(), Optional.of(sum), pagesLeft - 1)
+                    : CompletableFuture.completedFuture(sum);
         }, owner.executor());
     }
 
     /** One page, asked again from the same mark after a timeout: what came before it is kept, not fetched anew. */
     private CompletableFuture<ChordClient.FetchPage> pageWithRetries(NodeRef source, BigInteger from, BigInteger to,
-                                                                     Optional<String> after, int attemptsLeft) {
-        return client.fetchPage(source, ring.self(), from, to, after).exceptionallyCompose(e -> attemptsLeft > 1
-                && client.inconclusive(e) && !owner.closed()
-                ? pageWithRetries(source, from, to, after, attemptsLeft - 1)
-                : CompletableFuture.failedFuture(e));
+                                                                     Optional<String> after,
+                                                                     ChordClient.PageRequest request,
+                                                                     int attemptsLeft) {
+        return client.fetchPage(source, ring.self(), from, to, after, request).exceptionallyCompose(e ->
+                attemptsLeft > 1 && client.inconclusive(e) && !owner.closed()
+                        ? pageWithRetries(source, from, to, after, request, attemptsLeft - 1)
+                        : CompletableFuture.failedFuture(e));
     }
 
     /**
-     * Answers one page of a fetch: the live entries this node holds of
-     * {@code (from, to]} after {@code after}, and whether that is the whole
-     * range.
+     * Answers one page of a fetch: the entries this node holds of {@code
+     * (from, to]} after {@code after} (or what changed there since the mark
+     * asked for), and whether that is the whole range. A copy taken ahead of
+     * a join neither takes the range over nor waits for writes in flight:
+     * the changes fetched later bring those.
      */
     CompletableFuture<ChordClient.FetchPage> pageFor(NodeRef requester, BigInteger from, BigInteger to,
-                                                     Optional<String> after) {
+                                                     Optional<String> after, ChordClient.PageRequest request) {
         boolean whole = custody.holdsWhole(from, to);
-        if (whole) {
+        if (whole && !request.copyOnly()) {
             yieldTo(requester);
+        }
+        if (request.copyOnly() && after.isEmpty()) {
+            Instant now = clock.instant();
+            copiesTaken.values().removeIf(c -> c.at().plus(COPY_FRESH).isBefore(now));
+            copiesTaken.put(requester, new CopyTaken(from, to, now));
         }
         // A write this node accepted as owner before the requester took the range over may still be on its
         // way to the first replica; the requester must get it, so the answer waits for it.
-        CompletableFuture<?>[] pending = writes.pendingIn(from, to).toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] pending = request.copyOnly() ? new CompletableFuture<?>[0]
+                : writes.pendingIn(from, to).toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(pending).thenApplyAsync(v -> {
-            KeyStore.Page page = store.pageIn(from, to, clock.instant(), after, pageBytes(), PAGE_ENTRIES);
-            return new ChordClient.FetchPage(whole, ring.successor(), page.entries(), page.next());
+            long mark = store.changeMark();
+            return store.pageIn(from, to, clock.instant(), request.since(), after, pageBytes(), PAGE_ENTRIES)
+                    .map(p -> new ChordClient.FetchPage(whole, ring.successor(), true, p.entries(), p.removals(),
+                            p.next(), mark))
+                    .orElseGet(() -> new ChordClient.FetchPage(whole, ring.successor(), false, List.of(), List.of(),
+                            Optional.empty(), mark));
         }, owner.executor());
+    }
+
+    // ---- a range copied ahead of a join ------------------------------------------------------
+
+    /**
+     * A range a joiner began to copy from here: when it takes the range
+     * over it fetches the changes since, so handing the range back to it is
+     * redundant for a while.
+     */
+    private record CopyTaken(BigInteger from, BigInteger to, Instant at) {
+    }
+
+    /** How long after a copy began its joiner is spared the hand-back; a join takes seconds. */
+    private static final Duration COPY_FRESH = Duration.ofSeconds(60);
+
+    /** A range copied before this node joined, and each source's change mark when its copy began. */
+    private record CopyAhead(BigInteger from, BigInteger to, Map<NodeRef, Long> marks) {
+    }
+
+    /**
+     * Right after the join, before this node notifies its successor (which
+     * stops serving the range then): copies the range it is about to take
+     * over from the sources its catch-up will fetch from, while they go on
+     * serving it. The catch-up then fetches only what changed since, so the
+     * range goes unserved for one short transfer instead of a whole copy —
+     * seconds, for a large range on a loaded machine. Never fails: without
+     * the copy the catch-up fetches the range whole, as it always could.
+     * Completes, with or without it, within {@code limit}.
+     */
+    CompletableFuture<Void> copyAhead(Duration limit) {
+        CompletableFuture<Void> done = owner.compose(() -> {
+            NodeRef succ = ring.successor();
+            if (succ.equals(ring.self())) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return client.neighbours(succ).thenComposeAsync(nb -> {
+                BigInteger to = ring.self().id();
+                Optional<BigInteger> from = nb.predecessor().map(NodeRef::id)
+                        .filter(p -> space.betweenOpen(p, to, succ.id()));
+                List<NodeRef> sources = custody.fetchSources();
+                if (from.isEmpty() || sources.isEmpty()) {
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                copyingFrom = from;
+                ChordClient.PageRequest copy = new ChordClient.PageRequest(true, OptionalLong.empty());
+                Map<NodeRef, CompletableFuture<Fetched>> copies = new LinkedHashMap<>();
+                for (NodeRef s : sources) {
+                    copies.put(s, fetchPages(s, from.get(), to, copy, Optional.empty(), Optional.empty(), MAX_PAGES));
+                }
+                return CompletableFuture.allOf(copies.values().toArray(CompletableFuture[]::new)).thenApplyAsync(v -> {
+                    if (!copyAheadOpen) {
+                        // Finished after the join went ahead, which dropped what was copied.
+                        return null;
+                    }
+                    Map<NodeRef, Long> marks = new LinkedHashMap<>();
+                    copies.forEach((s, f) -> marks.put(s, f.join().mark()));
+                    copied = Optional.of(new CopyAhead(from.get(), to, marks));
+                    LOG.debug("copied ({}, {}] ahead of the join from {}, holding {} values",
+                            RangeCustody.abbreviated(from.get()), RangeCustody.abbreviated(to), sources, store.size());
+                    return null;
+                }, owner.executor());
+            }, owner.executor());
+        });
+        return done.exceptionally(e -> {
+            LOG.debug("copying ahead of the join failed: {}", e.toString());
+            return null;
+        }).completeOnTimeout(null, limit.toMillis(), TimeUnit.MILLISECONDS).thenRunAsync(() -> {
+            copyAheadOpen = false;
+            if (copied.isEmpty()) {
+                // Cut short: a part of the copy is no base for changes, and a whole fetch would keep
+                // whatever it holds that was removed since.
+                copyingFrom.ifPresent(f -> drop(new CopyAhead(f, ring.self().id(), Map.of()), "it was cut short"));
+            }
+        }, owner.executor());
+    }
+
+    /**
+     * Forgets a copy taken ahead of the join, entries and all: a whole fetch
+     * only adds and updates, so entries removed at the source since would
+     * otherwise stay here. This node serves none of the range yet.
+     */
+    private void drop(CopyAhead c, String why) {
+        int dropped = store.dropIn(c.from(), c.to());
+        LOG.debug("dropping the copy of ({}, {}] made ahead of the join ({} values): {}",
+                RangeCustody.abbreviated(c.from()), RangeCustody.abbreviated(c.to()), dropped, why);
     }
 
     private long pageBytes() {
@@ -265,6 +431,15 @@ final class KeyMover {
      * what belongs to those before it ({@link #handedBack}).
      */
     private void handBack(CustodyAction.HandBack h) {
+        CopyTaken copy = copiesTaken.remove(h.to());
+        if (copy != null && copy.from().equals(h.from()) && copy.to().equals(h.upTo())
+                && !copy.at().plus(COPY_FRESH).isBefore(clock.instant())) {
+            // Its catch-up fetches what changed here since its copy; the whole range again would only
+            // load both nodes while the range goes unserved.
+            LOG.debug("not handing ({}, {}] back to {}: it copied the range ahead of its join",
+                    RangeCustody.abbreviated(h.from()), RangeCustody.abbreviated(h.upTo()), h.to());
+            return;
+        }
         List<StoredEntry> theirs = store.liveIn(h.from(), h.upTo(), clock.instant());
         LOG.debug("handing {} values of ({}, {}] back to {}", theirs.size(), RangeCustody.abbreviated(h.from()),
                 RangeCustody.abbreviated(h.upTo()), h.to());

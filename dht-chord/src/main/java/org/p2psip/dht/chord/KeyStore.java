@@ -4,10 +4,13 @@ import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -19,23 +22,56 @@ import org.p2psip.core.dht.Dht;
  * and mints the new one; it stores the entry once its first replica has
  * accepted it (see {@link FencedWrites}). Replicas take whatever is newer.
  * An expired entry is treated as absent everywhere and purged.
+ *
+ * <p>Every entry stored and every removal is stamped with a change number,
+ * counted here, and the last {@value #REMOVALS_KEPT} removals are kept: so a
+ * node that copied a range can later be brought up to date with what
+ * changed since ({@link #pageIn} with a mark), removals included, rather
+ * than copying the whole range again. That is how a joiner takes a range
+ * over with only a short pause in serving it ({@link KeyMover}).
  */
 public final class KeyStore {
 
-    /** An entry and its point on the ring, hashed once when it is stored rather than on every scan. */
-    private record Held(StoredEntry entry, BigInteger id) {
+    /** Removals kept for bringing copies up to date; older ones are forgotten, and a copy older than them is taken anew. */
+    static final int REMOVALS_KEPT = 1 << 16;
+
+    /** An entry, its point on the ring (hashed once when it is stored rather than on every scan) and its change number. */
+    private record Held(StoredEntry entry, BigInteger id, long change) {
     }
 
-    /** Entries in a range, in key order from a mark: at most a page's worth, and whether more follow. */
-    public record Page(List<StoredEntry> entries, Optional<String> next) {
+    /** A removal kept for copies made before it: the key's point, the version removed and the change number. */
+    private record Removed(BigInteger id, long version, long change) {
+    }
+
+    /** A key removed, and the version removed: a copy not newer than that goes too. */
+    public record Removal(String key, long version) {
+
+        public Removal {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /**
+     * Entries in a range, in key order from a mark: at most a page's worth,
+     * the removals among them when changes since a mark were asked for, and
+     * the key to ask from for the rest, if any.
+     */
+    public record Page(List<StoredEntry> entries, List<Removal> removals, Optional<String> next) {
 
         public Page {
             entries = List.copyOf(entries);
+            removals = List.copyOf(removals);
             Objects.requireNonNull(next, "next");
         }
     }
 
     private final Map<String, Held> entries = new HashMap<>();
+    /** Kept removals by key, oldest first. */
+    private final LinkedHashMap<String, Removed> removed = new LinkedHashMap<>();
+    /** The change number of the last entry stored or removed here. */
+    private long changes;
+    /** The newest change number among the removals no longer kept: changes since an older mark cannot be told. */
+    private long forgottenUpTo;
     private final VersionClock versions;
     private final IdSpace space;
 
@@ -101,16 +137,39 @@ public final class KeyStore {
         if (current != null && current.entry().version() >= entry.version()) {
             return false;
         }
-        entries.put(entry.key(), new Held(entry, current != null ? current.id() : space.idOf(entry.key())));
+        entries.put(entry.key(), new Held(entry, current != null ? current.id() : space.idOf(entry.key()), ++changes));
+        removed.remove(entry.key());
         return true;
     }
 
     /** Replica side: drops the key if what is held is not newer than the removed version. */
     public void removeIfNotNewer(String key, long removedVersion) {
-        StoredEntry current = entry(key);
-        if (current != null && current.version() <= removedVersion) {
+        Held current = entries.get(key);
+        if (current != null && current.entry().version() <= removedVersion) {
             entries.remove(key);
+            removed.remove(key);
+            removed.put(key, new Removed(current.id(), removedVersion, ++changes));
+            if (removed.size() > REMOVALS_KEPT) {
+                Iterator<Removed> oldest = removed.values().iterator();
+                forgottenUpTo = Math.max(forgottenUpTo, oldest.next().change());
+                oldest.remove();
+            }
         }
+    }
+
+    /**
+     * Drops every entry of {@code (from, to]} without recording removals: a
+     * copy this node took and no longer trusts, not a change to the keys.
+     */
+    public int dropIn(BigInteger from, BigInteger to) {
+        int before = entries.size();
+        entries.values().removeIf(h -> space.betweenRightClosed(from, h.id(), to));
+        return before - entries.size();
+    }
+
+    /** The change number of the last entry stored or removed here: a mark to ask for changes since. */
+    public long changeMark() {
+        return changes;
     }
 
     /** The entries live at {@code now} whose point {@code where} accepts. */
@@ -130,43 +189,73 @@ public final class KeyStore {
     }
 
     /**
-     * One page of {@link #liveIn}: the live entries of {@code (from, to]}
-     * whose keys sort after {@code after}, in key order, until they would
-     * pass {@code maxBytes} or number {@code maxEntries} (at least one,
-     * however large); {@link Page#next} is the mark to ask from for the rest.
-     * Key order, unlike the ring's, needs no state between pages: a range
-     * moved page by page costs one scan per page, with no snapshot kept for a
-     * requester that may never come back.
+     * One page of {@link #liveIn}, or of what changed there since a mark:
+     * the live entries of {@code (from, to]} whose keys sort after {@code
+     * after} (or, given {@code since}, the entries stored after that change
+     * number, expired or not, and the removals made after it), in key order, until they
+     * would pass {@code maxBytes} or number {@code maxEntries} (at least one,
+     * however large); {@link Page#next} is the key to ask from for the rest.
+     * Empty when {@code since} is older than the removals kept. Key order,
+     * unlike the ring's, needs no state between pages: a range moved page by
+     * page costs one scan per page, with no snapshot kept for a requester
+     * that may never come back.
      */
-    public Page pageIn(BigInteger from, BigInteger to, Instant now, Optional<String> after, long maxBytes,
-                       int maxEntries) {
+    public Optional<Page> pageIn(BigInteger from, BigInteger to, Instant now, OptionalLong since,
+                                 Optional<String> after, long maxBytes, int maxEntries) {
         if (maxEntries < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("a page holds at least one entry and one byte");
         }
-        // The first maxEntries + 1 keys past the mark; the extra one tells whether more follow.
-        TreeMap<String, StoredEntry> candidates = new TreeMap<>();
+        if (since.isPresent() && since.getAsLong() < forgottenUpTo) {
+            return Optional.empty();
+        }
+        long changedAfter = since.orElse(Long.MIN_VALUE);
+        // The first maxEntries + 1 keys past the mark (entries or removals); the extra one tells whether more follow.
+        TreeMap<String, Object> candidates = new TreeMap<>();
         for (Held h : entries.values()) {
-            String key = h.entry().key();
-            if ((after.isEmpty() || key.compareTo(after.get()) > 0)
-                    && (candidates.size() <= maxEntries || key.compareTo(candidates.lastKey()) < 0)
-                    && h.entry().liveAt(now) && space.betweenRightClosed(from, h.id(), to)) {
-                candidates.put(key, h.entry());
-                if (candidates.size() > maxEntries + 1) {
-                    candidates.pollLastEntry();
+            // Changes go whether live or not: an entry that expired early may replace a copy that would not have.
+            if (h.change() > changedAfter && (since.isPresent() || h.entry().liveAt(now))) {
+                offer(candidates, h.entry().key(), h.entry(), h.id(), from, to, after, maxEntries);
+            }
+        }
+        if (since.isPresent()) {
+            for (Map.Entry<String, Removed> r : removed.entrySet()) {
+                if (r.getValue().change() > changedAfter) {
+                    offer(candidates, r.getKey(), new Removal(r.getKey(), r.getValue().version()), r.getValue().id(),
+                            from, to, after, maxEntries);
                 }
             }
         }
         List<StoredEntry> page = new ArrayList<>();
+        List<Removal> removals = new ArrayList<>();
         long bytes = 0;
-        for (StoredEntry e : candidates.values()) {
-            long size = wireSize(e);
-            if (!page.isEmpty() && (bytes + size > maxBytes || page.size() == maxEntries)) {
-                return new Page(page, Optional.of(page.get(page.size() - 1).key()));
+        String last = null;
+        for (Map.Entry<String, Object> c : candidates.entrySet()) {
+            long size = c.getValue() instanceof StoredEntry e ? wireSize(e) : c.getKey().length() * 3L + 16;
+            int taken = page.size() + removals.size();
+            if (taken > 0 && (bytes + size > maxBytes || taken == maxEntries)) {
+                return Optional.of(new Page(page, removals, Optional.of(last)));
             }
-            page.add(e);
+            if (c.getValue() instanceof StoredEntry e) {
+                page.add(e);
+            } else {
+                removals.add((Removal) c.getValue());
+            }
             bytes += size;
+            last = c.getKey();
         }
-        return new Page(page, Optional.empty());
+        return Optional.of(new Page(page, removals, Optional.empty()));
+    }
+
+    private void offer(TreeMap<String, Object> candidates, String key, Object item, BigInteger id, BigInteger from,
+                       BigInteger to, Optional<String> after, int maxEntries) {
+        if ((after.isEmpty() || key.compareTo(after.get()) > 0)
+                && (candidates.size() <= maxEntries || key.compareTo(candidates.lastKey()) < 0)
+                && space.betweenRightClosed(from, id, to)) {
+            candidates.put(key, item);
+            if (candidates.size() > maxEntries + 1) {
+                candidates.pollLastEntry();
+            }
+        }
     }
 
     /** About how many bytes {@code e} takes in a message: its value, its key as modified UTF-8 at worst, and numbers. */

@@ -348,7 +348,7 @@ final class RangeCustody {
      * all among this node's first successors. At least two are asked, so two
      * nodes joining in one gap at once still find the keys.
      */
-    private List<NodeRef> fetchSources() {
+    List<NodeRef> fetchSources() {
         return firstSuccessors(Math.max(replicas - 1, 2));
     }
 

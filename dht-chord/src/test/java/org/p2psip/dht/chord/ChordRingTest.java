@@ -2,6 +2,7 @@ package org.p2psip.dht.chord;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -14,8 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -161,6 +165,79 @@ class ChordRingTest {
             Optional<VersionedValue> read = await(joiner.get(e.getKey()));
             assertTrue(read.isPresent(), "lost " + e.getKey());
             assertArrayEquals(e.getValue(), read.get().value(), e.getKey());
+        }
+    }
+
+    /**
+     * A joiner copies its range before it notifies its successor, then
+     * fetches only what changed since: keys rewritten and removed through
+     * the ring while it joins are found as last left, none comes back.
+     */
+    @Test
+    void keysRewrittenAndRemovedWhileAJoinerCopiesAheadAreTakenOverAsLastLeft() throws Exception {
+        ring = new LoopbackRing(2, Clock.systemUTC()).start(2);
+        Instant expiry = Instant.now().plusSeconds(3600);
+        int keys = 300;
+        for (int i = 0; i < keys; i++) {
+            assertTrue(await(ring.nodes().get(i % 2).putIfVersion("churned-" + i, Dht.ABSENT, new byte[2048], expiry)));
+        }
+        ChordDht writerNode = ring.nodes().get(0);
+        // What each key was last left as by an acknowledged operation; a key whose last operation failed is unknown.
+        Map<String, Optional<Byte>> last = new ConcurrentHashMap<>();
+        Set<String> unknown = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        // Four writers on disjoint keys, so that one waiting on the range in transfer does not stop the rest.
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            int first = w;
+            Thread writer = new Thread(() -> {
+                for (int op = first; op < 20_000 && !stop.get(); op += 4) {
+                    String key = "churned-" + (op * 7 % keys);
+                    try {
+                        Optional<VersionedValue> now = writerNode.get(key).get(10, TimeUnit.SECONDS);
+                        boolean done;
+                        Optional<Byte> left;
+                        if (now.isPresent() && op % 3 == 0) {
+                            done = writerNode.removeIfVersion(key, now.get().version()).get(10, TimeUnit.SECONDS);
+                            left = Optional.empty();
+                        } else {
+                            byte[] value = new byte[2048];
+                            value[0] = (byte) op;
+                            done = writerNode.putIfVersion(key, now.map(VersionedValue::version).orElse(Dht.ABSENT),
+                                    value, expiry).get(10, TimeUnit.SECONDS);
+                            left = Optional.of(value[0]);
+                        }
+                        if (done) {
+                            last.put(key, left);
+                            unknown.remove(key);
+                        } else {
+                            unknown.add(key);
+                        }
+                    } catch (Exception e) {
+                        unknown.add(key);
+                    }
+                }
+            }, "churn-writer-" + w);
+            writer.start();
+            writers.add(writer);
+        }
+        ChordDht joiner = ring.add();
+        convergeCheckingInvariants();
+        LoopbackRing.waitUntil(() -> joiner.ownedRanges().map(KeyRangeSet::share).orElse(0.0) > 0,
+                LoopbackRing.CONVERGE, () -> "the joiner serves nothing");
+        // Stopped at once: operations after the take-over would overwrite what it brought.
+        stop.set(true);
+        for (Thread writer : writers) {
+            writer.join(30_000);
+            assertFalse(writer.isAlive(), writer.getName() + " stopped");
+        }
+        assertTrue(last.size() >= 10, "only " + last.size() + " keys were rewritten or removed during the join");
+        for (Map.Entry<String, Optional<Byte>> e : last.entrySet()) {
+            if (unknown.contains(e.getKey())) {
+                continue;
+            }
+            Optional<VersionedValue> read = await(joiner.get(e.getKey()));
+            assertEquals(e.getValue(), read.map(v -> v.value()[0]), e.getKey());
         }
     }
 

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -90,6 +91,27 @@ class KeyStoreTest {
         return entries.stream().map(StoredEntry::key).toList();
     }
 
+    private KeyStore.Page page(BigInteger from, BigInteger to, Optional<String> after, long bytes, int entries) {
+        return ring.pageIn(from, to, NOW, OptionalLong.empty(), after, bytes, entries).orElseThrow();
+    }
+
+    /** Everything {@code source} holds of {@code (from, to]}, or what changed there since {@code since}, applied to {@code copy}. */
+    private static void copyInto(KeyStore copy, KeyStore source, BigInteger from, BigInteger to, OptionalLong since) {
+        Optional<String> after = Optional.empty();
+        do {
+            KeyStore.Page p = source.pageIn(from, to, NOW, since, after, 300, 7).orElseThrow();
+            p.entries().forEach(copy::mergeIfNewer);
+            p.removals().forEach(r -> copy.removeIfNotNewer(r.key(), r.version()));
+            after = p.next();
+        } while (after.isPresent());
+    }
+
+    private static Set<String> liveKeysAndVersions(KeyStore s, BigInteger from, BigInteger to) {
+        Set<String> out = new TreeSet<>();
+        s.liveIn(from, to, NOW).forEach(e -> out.add(e.key() + "@" + e.version()));
+        return out;
+    }
+
     @Test
     void liveInHoldsTheLiveEntriesOfTheRangeOnly() {
         for (int i = 0; i < 200; i++) {
@@ -118,7 +140,7 @@ class KeyStoreTest {
         Optional<String> after = Optional.empty();
         int pages = 0;
         do {
-            KeyStore.Page page = ring.pageIn(from, to, NOW, after, 1_000, 16);
+            KeyStore.Page page = page(from, to, after, 1_000, 16);
             assertTrue(page.entries().size() <= 16, "entries per page");
             got.addAll(keysOf(page.entries()));
             after = page.next();
@@ -134,18 +156,90 @@ class KeyStoreTest {
         put("a", 10_000, NOW.plusSeconds(60));
         put("b", 10, NOW.plusSeconds(60));
         BigInteger all = BigInteger.ZERO;
-        KeyStore.Page first = ring.pageIn(all, all, NOW, Optional.empty(), 1_000, 100);
+        KeyStore.Page first = page(all, all, Optional.empty(), 1_000, 100);
         assertEquals(List.of("a"), keysOf(first.entries()));
         assertEquals(Optional.of("a"), first.next());
-        KeyStore.Page second = ring.pageIn(all, all, NOW, first.next(), 1_000, 100);
+        KeyStore.Page second = page(all, all, first.next(), 1_000, 100);
         assertEquals(List.of("b"), keysOf(second.entries()));
         assertEquals(Optional.empty(), second.next());
     }
 
     @Test
     void anEmptyRangeIsOneEmptyLastPage() {
-        KeyStore.Page page = ring.pageIn(BigInteger.ONE, BigInteger.TWO, NOW, Optional.empty(), 1_000, 10);
+        KeyStore.Page page = page(BigInteger.ONE, BigInteger.TWO, Optional.empty(), 1_000, 10);
         assertTrue(page.entries().isEmpty());
         assertEquals(Optional.empty(), page.next());
+    }
+
+    @Test
+    void aCopyTakenBeforeChangesIsBroughtUpToDateByTheChangesSinceItsMark() {
+        for (int i = 0; i < 60; i++) {
+            put("k" + i, 5, NOW.plusSeconds(60));
+        }
+        BigInteger all = BigInteger.ZERO;
+        long mark = ring.changeMark();
+        KeyStore copy = new KeyStore(new VersionClock(9), small);
+        copyInto(copy, ring, all, all, OptionalLong.empty());
+        // After the mark: one key rewritten, one removed, one new, one cut short to already expired.
+        ring.mergeIfNewer(new StoredEntry("k1", new byte[9], 2, NOW.plusSeconds(60)));
+        ring.removeIfNotNewer("k2", 1);
+        put("new", 5, NOW.plusSeconds(60));
+        ring.mergeIfNewer(new StoredEntry("k3", new byte[1], 2, NOW.minusSeconds(1)));
+
+        KeyStore.Page changes = ring.pageIn(all, all, NOW, OptionalLong.of(mark), Optional.empty(), 10_000, 100)
+                .orElseThrow();
+        assertEquals(List.of("k1", "k3", "new"), keysOf(changes.entries()));
+        assertEquals(List.of(new KeyStore.Removal("k2", 1)), changes.removals());
+        copyInto(copy, ring, all, all, OptionalLong.of(mark));
+        assertEquals(liveKeysAndVersions(ring, all, all), liveKeysAndVersions(copy, all, all));
+        assertFalse(liveKeysAndVersions(copy, all, all).contains("k2@1"));
+    }
+
+    @Test
+    void aWholeCopyCarriesNoRemovalsAndNoExpiredEntries() {
+        put("gone", 5, NOW.plusSeconds(60));
+        put("stale", 5, NOW.minusSeconds(1));
+        put("kept", 5, NOW.plusSeconds(60));
+        ring.removeIfNotNewer("gone", 1);
+        KeyStore.Page whole = page(BigInteger.ZERO, BigInteger.ZERO, Optional.empty(), 10_000, 100);
+        assertEquals(List.of("kept"), keysOf(whole.entries()));
+        assertTrue(whole.removals().isEmpty());
+    }
+
+    @Test
+    void aMarkOlderThanTheRemovalsKeptIsNotAnswered() {
+        for (int i = 0; i <= KeyStore.REMOVALS_KEPT; i++) {
+            put("k" + i, 1, NOW.plusSeconds(60));
+        }
+        long before = ring.changeMark();
+        ring.removeIfNotNewer("k0", 1);
+        long afterFirst = ring.changeMark();
+        for (int i = 1; i <= KeyStore.REMOVALS_KEPT; i++) {
+            ring.removeIfNotNewer("k" + i, 1);
+        }
+        BigInteger all = BigInteger.ZERO;
+        assertTrue(ring.pageIn(all, all, NOW, OptionalLong.of(before), Optional.empty(), 1_000, 10).isEmpty(),
+                "the removal of k0 is forgotten, so changes since before it cannot be told");
+        KeyStore.Page since = ring.pageIn(all, all, NOW, OptionalLong.of(afterFirst), Optional.empty(), 1 << 30,
+                1 << 20).orElseThrow();
+        assertEquals(KeyStore.REMOVALS_KEPT, since.removals().size());
+    }
+
+    @Test
+    void droppingACopyForgetsTheRangeWithoutRecordingRemovals() {
+        for (int i = 0; i < 100; i++) {
+            put("k" + i, 1, NOW.plusSeconds(60));
+        }
+        BigInteger from = BigInteger.valueOf(10);
+        BigInteger to = BigInteger.valueOf(90);
+        int inRange = ring.liveIn(from, to, NOW).size();
+        long mark = ring.changeMark();
+        assertEquals(inRange, ring.dropIn(from, to));
+        assertTrue(ring.liveIn(from, to, NOW).isEmpty());
+        assertEquals(100 - inRange, ring.size());
+        assertEquals(mark, ring.changeMark());
+        KeyStore.Page changes = ring.pageIn(BigInteger.ZERO, BigInteger.ZERO, NOW, OptionalLong.of(mark),
+                Optional.empty(), 10_000, 100).orElseThrow();
+        assertTrue(changes.entries().isEmpty() && changes.removals().isEmpty());
     }
 }
