@@ -15,6 +15,9 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * Drives one node's {@link RingState} through Zave's operations by asking
  * other nodes over a {@link RingRpc}: join, stabilize, rectify (on notify),
@@ -24,6 +27,8 @@ import java.util.function.Supplier;
  * locks. A node that does not answer is treated as dead and forgotten.
  */
 public final class RingMaintenance {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingMaintenance.class);
 
     /** A lookup gives up after this many hops; a healthy ring needs about log2 N. */
     private static final int MAX_HOPS = 64;
@@ -139,6 +144,10 @@ public final class RingMaintenance {
                 }
                 adopt(succ, nb.successors());
                 if (state.successorAnswered(succ, nb)) {
+                    LOG.debug("chord node {}: successor {} {} it as predecessor (it names {})",
+                            state.self().id().toString(16), succ,
+                            state.successorConfirmed() ? "confirms" : "no longer confirms",
+                            nb.predecessor().map(Object::toString).orElse("none"));
                     changed();
                 }
                 return notifySuccessor();
@@ -214,6 +223,8 @@ public final class RingMaintenance {
                 } else {
                     answered(pred.get());
                     if (state.predecessorAnswered(pred.get(), nb)) {
+                        LOG.debug("chord node {}: predecessor {} {} it as successor", state.self().id().toString(16),
+                                pred.get(), state.predecessorConfirmed() ? "confirms" : "no longer confirms");
                         changed();
                     }
                 }
@@ -366,9 +377,15 @@ public final class RingMaintenance {
     private boolean dead(NodeRef node, Throwable error) {
         if (!rpc.inconclusive(error)) {
             suspicion.forgotten(node);
+            LOG.debug("chord node {} takes {} for dead: {}", state.self().id().toString(16), node, error.toString());
             return true;
         }
-        return suspicion.timedOut(node, nanos.getAsLong());
+        boolean dead = suspicion.timedOut(node, nanos.getAsLong());
+        if (dead) {
+            LOG.debug("chord node {} takes {} for dead after its calls timed out for a while",
+                    state.self().id().toString(16), node);
+        }
+        return dead;
     }
 
     private void answered(NodeRef node) {
