@@ -146,7 +146,7 @@ class ChordRingTest {
         byte[] big = new byte[4096];
         Instant expiry = Instant.now().plusSeconds(3600);
         Map<String, byte[]> written = new LinkedHashMap<>();
-        for (int i = 0; i < 600; i++) {
+        for (int i = 0; i < 1000; i++) {
             String key = "paged-" + i;
             byte[] value = big.clone();
             value[0] = (byte) i;
@@ -154,7 +154,14 @@ class ChordRingTest {
             assertTrue(await(ring.nodes().get(i % 2).putIfVersion(key, Dht.ABSENT, value, expiry)), key);
             written.put(key, value);
         }
-        ChordDht joiner = ring.add();
+        // In the middle of the wider gap, so the joiner takes at least a quarter of the keys wherever the
+        // first two nodes landed (their ids come from their ports).
+        IdSpace space = IdSpace.SHA1;
+        BigInteger a = ring.nodes().get(0).node().id();
+        BigInteger b = ring.nodes().get(1).node().id();
+        BigInteger from = space.distance(a, b).compareTo(space.distance(b, a)) >= 0 ? a : b;
+        BigInteger middle = from.add(space.distance(from, from.equals(a) ? b : a).shiftRight(1)).mod(space.size());
+        ChordDht joiner = ring.add(Map.of("node-id", middle.toString(16)));
         convergeCheckingInvariants();
         LoopbackRing.waitUntil(() -> joiner.ownedRanges().map(KeyRangeSet::share).orElse(0.0) > 0, LoopbackRing.CONVERGE,
                 () -> "the joiner serves nothing");
