@@ -93,7 +93,6 @@ final class ChordClient implements RingRpc {
         });
     }
 
-
     /**
      * One page of a range fetch: whether the node asked holds the whole range
      * (it has served it, or started the ring) rather than whatever copies it
@@ -154,9 +153,8 @@ final class ChordClient implements RingRpc {
     }
 
     /** Pushes copies (newest wins at the receiver) and removals. */
-    CompletableFuture<Void> replicate(NodeRef at, List<StoredEntry> entries, List<StoredEntry> removals) {
-        ChordWire.Out out = new ChordWire.Out().entries(entries)
-                .removals(removals.stream().map(r -> new KeyStore.Removal(r.key(), r.version())).toList());
+    CompletableFuture<Void> replicate(NodeRef at, List<StoredEntry> entries, List<KeyStore.Removal> removals) {
+        ChordWire.Out out = new ChordWire.Out().entries(entries).removals(removals);
         return bulkCall(at, ChordWire.REPLICATE, out).thenApply(in -> null);
     }
 

@@ -227,7 +227,8 @@ final class FencedWrites {
 
     /** Pushes one committed write or removal to {@code t}; completes normally even if {@code t} is gone. */
     private CompletableFuture<Void> replicateOne(NodeRef t, StoredEntry written, boolean removal) {
-        CompletableFuture<Void> sent = removal ? client.replicate(t, List.of(), List.of(written))
+        CompletableFuture<Void> sent = removal
+                ? client.replicate(t, List.of(), List.of(new KeyStore.Removal(written.key(), written.version())))
                 : client.replicate(t, List.of(written), List.of());
         return sent.exceptionally(e -> null);
     }

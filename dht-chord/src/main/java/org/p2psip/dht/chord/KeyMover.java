@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -230,21 +229,14 @@ final class KeyMover {
     /** Fetches what changed in {@code (from, to]} at {@code source} since its change {@code mark}; fails if it cannot tell. */
     private CompletableFuture<Fetched> fetchChanges(NodeRef source, BigInteger from, BigInteger to, long mark) {
         return fetchPages(source, from, to, new ChordClient.PageRequest(false, OptionalLong.of(mark)),
-                Optional.empty(), Optional.empty(), MAX_PAGES).thenApply(f -> {
-                    if (!f.told()) {
-                        throw new CompletionException(new IllegalStateException(source
-                                + " no longer keeps the removals made since the copy began"));
-                    }
-                    return f;
-                });
+                Optional.empty(), Optional.empty(), MAX_PAGES);
     }
 
     /**
      * What one source gave for a range: whether it held all of it (on every
-     * page), its successor, whether it could tell the changes asked for, and
-     * its change mark when it read the first page.
+     * page), its successor, and its change mark when it read the first page.
      */
-    private record Fetched(boolean whole, NodeRef successor, boolean told, long mark) {
+    private record Fetched(boolean whole, NodeRef successor, long mark) {
     }
 
     private CompletableFuture<Fetched> fetchPages(NodeRef source, BigInteger from, BigInteger to,
@@ -261,13 +253,14 @@ final class KeyMover {
                 return CompletableFuture.failedFuture(new IllegalStateException("the join went ahead"));
             }
             if (!page.told()) {
-                return CompletableFuture.completedFuture(new Fetched(page.whole(), page.successor(), false,
-                        page.mark()));
+                // Only a fetch of changes can go untold: the source forgot removals made since the mark.
+                return CompletableFuture.failedFuture(new IllegalStateException(source
+                        + " no longer keeps the removals made since the copy began"));
             }
             page.entries().forEach(store::mergeIfNewer);
             page.removals().forEach(r -> store.removeIfNotNewer(r.key(), r.version()));
             Fetched sum = new Fetched(soFar.map(Fetched::whole).orElse(true) && page.whole(), page.successor(),
-                    true, soFar.map(Fetched::mark).orElse(page.mark()));
+                    soFar.map(Fetched::mark).orElse(page.mark()));
             return page.next().isPresent()
                     ? fetchPages(source, from, to, request, page.next(), Optional.of(sum), pagesLeft - 1)
                     : CompletableFuture.completedFuture(sum);

@@ -230,7 +230,7 @@ public final class KeyStore {
         long bytes = 0;
         String last = null;
         for (Map.Entry<String, Object> c : candidates.entrySet()) {
-            long size = c.getValue() instanceof StoredEntry e ? wireSize(e) : c.getKey().length() * 3L + 16;
+            long size = c.getValue() instanceof StoredEntry e ? wireSize(e) : wireSize((Removal) c.getValue());
             int taken = page.size() + removals.size();
             if (taken > 0 && (bytes + size > maxBytes || taken == maxEntries)) {
                 return Optional.of(new Page(page, removals, Optional.of(last)));
@@ -261,6 +261,11 @@ public final class KeyStore {
     /** About how many bytes {@code e} takes in a message: its value, its key as modified UTF-8 at worst, and numbers. */
     static long wireSize(StoredEntry e) {
         return e.value().length + e.key().length() * 3L + 32;
+    }
+
+    /** About how many bytes {@code r} takes in a message: its key as modified UTF-8 at worst, and its version. */
+    static long wireSize(Removal r) {
+        return r.key().length() * 3L + 16;
     }
 
     public int purgeExpired(Instant now) {
