@@ -6,6 +6,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Predicate;
 
 /** Reads from a test's TCP or TLS socket with a deadline, never a sleep. */
 public final class SocketReads {
@@ -52,11 +53,24 @@ public final class SocketReads {
 
     /** What arrives until a whole header section is in; what arrived so far at the deadline or close. */
     public static String headerSection(Socket s, Duration deadline) throws IOException {
+        return readUntil(s, deadline, got -> got.contains("\r\n\r\n"));
+    }
+
+    /**
+     * How many times {@code marker} arrives before the deadline or the peer
+     * closes, counting up to {@code wanted}; a read that fails (a TLS record
+     * that does not decrypt, say) fails the caller.
+     */
+    public static int untilCount(Socket s, String marker, int wanted, Duration deadline) throws IOException {
+        return occurrences(readUntil(s, deadline, got -> occurrences(got, marker) >= wanted), marker);
+    }
+
+    private static String readUntil(Socket s, Duration deadline, Predicate<String> done) throws IOException {
         StringBuilder got = new StringBuilder();
         long end = System.nanoTime() + deadline.toNanos();
         InputStream in = s.getInputStream();
         byte[] buf = new byte[4096];
-        while (!got.toString().contains("\r\n\r\n")) {
+        while (!done.test(got.toString())) {
             long left = (end - System.nanoTime()) / 1_000_000;
             if (left <= 0) {
                 break;
@@ -74,5 +88,13 @@ public final class SocketReads {
             got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
         }
         return got.toString();
+    }
+
+    private static int occurrences(String text, String marker) {
+        int count = 0;
+        for (int at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) {
+            count++;
+        }
+        return count;
     }
 }

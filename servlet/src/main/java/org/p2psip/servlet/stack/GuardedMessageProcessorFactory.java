@@ -11,7 +11,10 @@ import java.nio.channels.SocketChannel;
 
 import javax.sip.SipStack;
 
+import gov.nist.core.HostPort;
 import gov.nist.javax.sip.SipStackImpl;
+import gov.nist.javax.sip.stack.ConnectionOrientedMessageChannel;
+import gov.nist.javax.sip.stack.MessageChannel;
 import gov.nist.javax.sip.stack.MessageProcessor;
 import gov.nist.javax.sip.stack.NioMessageProcessorFactory;
 import gov.nist.javax.sip.stack.NIOHandler;
@@ -180,7 +183,10 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
         }
     }
 
-    /** The RI's TLS processor (RFC 3261 §26) with the same table and guards as TCP. */
+    /**
+     * The RI's TLS processor (RFC 3261 §26) with the same table and guards as
+     * TCP, whose channels, accepted or opened, are {@link OrderedTlsChannel}s.
+     */
     private static final class GuardedTlsProcessor extends NioTlsMessageProcessor {
         private final AcceptedConnections accepted;
 
@@ -194,6 +200,28 @@ public final class GuardedMessageProcessorFactory extends NioMessageProcessorFac
         public NioTcpMessageChannel createMessageChannel(NioTcpMessageProcessor processor, SocketChannel client)
                 throws IOException {
             return accepted.channel(processor, nioHandler, client);
+        }
+
+        @Override
+        public MessageChannel createMessageChannel(HostPort target) throws IOException {
+            return opened(MessageChannel.getKey(target, getTransport()), target.getInetAddress(), target.getPort());
+        }
+
+        @Override
+        public MessageChannel createMessageChannel(InetAddress peer, int port) throws IOException {
+            return opened(MessageChannel.getKey(peer, port, getTransport()), peer, port);
+        }
+
+        /** The RI's lookup of a channel the node opens, keyed as the RI keys it, building ours. */
+        private synchronized MessageChannel opened(String key, InetAddress peer, int port) throws IOException {
+            ConnectionOrientedMessageChannel known = messageChannels.get(key);
+            if (known != null) {
+                return known;
+            }
+            OrderedTlsChannel opened = new OrderedTlsChannel(peer, port, sipStack, this);
+            messageChannels.put(key, opened);
+            selector.wakeup();
+            return opened;
         }
 
         @Override

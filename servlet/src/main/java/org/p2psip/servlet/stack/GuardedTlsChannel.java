@@ -5,15 +5,14 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
-import gov.nist.javax.sip.stack.NioTlsMessageChannel;
 
 /**
- * The RI's channel for a TLS connection a peer opened to the node (RFC 3261
- * §26), with its decrypted stream checked by a {@link StreamGuard}. Any
+ * The channel for a TLS connection a peer opened to the node (RFC 3261
+ * §26): an {@link OrderedTlsChannel}, with its decrypted stream checked by a {@link StreamGuard}. Any
  * encrypted bytes, handshake included, count as activity; a connection that
  * never completes its handshake is idle and closed like any other.
  */
-final class GuardedTlsChannel extends NioTlsMessageChannel implements StreamGuard.Connection {
+final class GuardedTlsChannel extends OrderedTlsChannel implements StreamGuard.Connection {
 
     /** A refusal is encrypted and queued like any send; the close waits this long for it to go out. */
     private static final Duration REFUSAL_GRACE = Duration.ofMillis(250);
