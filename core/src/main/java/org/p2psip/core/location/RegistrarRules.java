@@ -61,7 +61,16 @@ public final class RegistrarRules {
             if (index >= 0) {
                 Binding existing = next.get(index);
                 boolean ownWrite = writtenHere.stream().anyMatch(w -> w == existing);
-                if (!ownWrite && existing.callId().equals(request.callId()) && request.cseq() <= existing.cseq()) {
+                boolean sameCall = !ownWrite && existing.callId().equals(request.callId());
+                if (sameCall && request.cseq() == existing.cseq() && granted > 0) {
+                    // The request that wrote this binding, again: a client
+                    // numbers every new REGISTER of a Call-ID anew (§10.2), so
+                    // this is a retransmission that reached another node than
+                    // the one holding its transaction (§17.2.3 would have
+                    // absorbed it there). Answered as that transaction would.
+                    continue;
+                }
+                if (sameCall && request.cseq() <= existing.cseq()) {
                     return Rejected.of(500, "Out of order CSeq for contact " + c.uri());
                 }
                 if (granted == 0) {

@@ -268,8 +268,17 @@ class RegistrarRulesTest {
         }
 
         @Test
-        void sameCallIdEqualCSeqIsRejectedWith500() {
-            rejected(apply(request(CALL, 5, contact(UA1, 600)), set(stored(UA1, CALL, 5))), 500);
+        void sameCallIdEqualCSeqIsARetransmissionAnsweredWithTheBindingItWrote() {
+            BindingSet before = set(stored(UA1, CALL, 5, NOW.plusSeconds(10)));
+            Accepted a = accepted(apply(request(CALL, 5, contact(UA1, 600)), before));
+            assertFalse(a.changed(), "a retransmission writes nothing");
+            assertEquals(before.bindings(), a.bindings().bindings());
+        }
+
+        @Test
+        void sameCallIdEqualCSeqRemovalOfAStillStoredBindingIsRejectedWith500() {
+            // Its original would have removed the binding: this is another request numbered the same.
+            rejected(apply(request(CALL, 5, contact(UA1, 0)), set(stored(UA1, CALL, 5))), 500);
         }
 
         @Test
@@ -822,7 +831,7 @@ class RegistrarRulesTest {
 
         @Test
         void largestCSeqStillOrdersCorrectly() {
-            rejected(apply(request(CALL, 0xFFFF_FFFFL, contact(UA1, 600)), set(stored(UA1, CALL, 0xFFFF_FFFFL))),
+            rejected(apply(request(CALL, 0xFFFF_FFFEL, contact(UA1, 600)), set(stored(UA1, CALL, 0xFFFF_FFFFL))),
                     500);
         }
 

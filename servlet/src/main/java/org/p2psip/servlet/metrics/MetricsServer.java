@@ -34,23 +34,26 @@ public final class MetricsServer implements AutoCloseable {
     private final ExecutorService thread;
     private final DhtLatencies latencies;
     private final LongSupplier storedEntries;
+    private final LongSupplier overloadRejections;
 
     private MetricsServer(HttpServer server, ExecutorService thread, DhtLatencies latencies,
-                          LongSupplier storedEntries) {
+                          LongSupplier storedEntries, LongSupplier overloadRejections) {
         this.server = server;
         this.thread = thread;
         this.latencies = latencies;
         this.storedEntries = storedEntries;
+        this.overloadRejections = overloadRejections;
     }
 
     /**
      * Binds {@code address} and serves until {@link #close}.
      *
      * @param storedEntries the DHT's {@code storedEntries()}, read per scrape
+     * @param overloadRejections the node's count of requests shed with 503, read per scrape
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
-    public static MetricsServer start(HostPort address, DhtLatencies latencies, LongSupplier storedEntries)
-            throws IOException {
+    public static MetricsServer start(HostPort address, DhtLatencies latencies, LongSupplier storedEntries,
+                                      LongSupplier overloadRejections) throws IOException {
         // Resolved here so an unknown host fails as one, not as an unresolved-address bind error.
         InetAddress host = InetAddress.getByName(address.host());
         HttpServer http = HttpServer.create(new InetSocketAddress(host, address.port()), 16);
@@ -60,7 +63,7 @@ public final class MetricsServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        MetricsServer metrics = new MetricsServer(http, thread, latencies, storedEntries);
+        MetricsServer metrics = new MetricsServer(http, thread, latencies, storedEntries, overloadRejections);
         http.createContext("/", metrics::handle);
         http.setExecutor(thread);
         http.start();
@@ -106,7 +109,8 @@ public final class MetricsServer implements AutoCloseable {
             LOG.debug("stored entries unavailable: {}", e.toString());
             stored = -1;
         }
-        return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership());
+        return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership(),
+                overloadRejections.getAsLong());
     }
 
     private static void reply(HttpExchange exchange, int status, String contentType, String text) throws IOException {

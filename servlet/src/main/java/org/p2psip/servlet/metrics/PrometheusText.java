@@ -17,7 +17,9 @@ import org.p2psip.core.metrics.LatencySnapshot;
  * {@code _count}; then the {@value #STORED} gauge when the backend can
  * tell, and the {@value #KEY_OPERATIONS} counter by {@code placement}
  * (whether the node owned the key: {@code local}, {@code remote} or
- * {@code unknown}). Numbers are written exactly, from nanoseconds, never through a
+ * {@code unknown}); then the {@value #OVERLOAD_REJECTIONS} counter, the
+ * requests the node's overload gate answered 503 instead of queueing
+ * (RFC 3261 §21.5.4), which a balancer relays as 500. Numbers are written exactly, from nanoseconds, never through a
  * binary fraction.
  */
 final class PrometheusText {
@@ -26,6 +28,7 @@ final class PrometheusText {
     static final String DURATION = "p2psip_dht_operation_duration_seconds";
     static final String STORED = "p2psip_dht_stored_entries";
     static final String KEY_OPERATIONS = "p2psip_dht_key_operations_total";
+    static final String OVERLOAD_REJECTIONS = "p2psip_sip_overload_rejections_total";
 
     private PrometheusText() {
     }
@@ -34,8 +37,10 @@ final class PrometheusText {
      * @param latencies     the DHT-operation histograms
      * @param storedEntries values the node holds, or negative when the backend cannot tell (no gauge then)
      * @param keyOwnership  key operations by whether the node owned the key
+     * @param overloadRejections requests answered 503 for overload so far
      */
-    static String render(List<DhtLatencySeries> latencies, long storedEntries, Map<KeyOwnership, Long> keyOwnership) {
+    static String render(List<DhtLatencySeries> latencies, long storedEntries, Map<KeyOwnership, Long> keyOwnership,
+                         long overloadRejections) {
         StringBuilder b = new StringBuilder(latencies.size() * 2_400);
         b.append("# HELP ").append(DURATION)
                 .append(" Time from a DHT call to its completion on this node, by operation and outcome.\n");
@@ -57,6 +62,10 @@ final class PrometheusText {
             keyOwnership.forEach((o, n) -> b.append(KEY_OPERATIONS).append("{placement=\"").append(o.label())
                     .append("\"} ").append(n).append('\n'));
         }
+        b.append("# HELP ").append(OVERLOAD_REJECTIONS)
+                .append(" Requests answered 503 because the oldest waiting request had waited too long.\n");
+        b.append("# TYPE ").append(OVERLOAD_REJECTIONS).append(" counter\n");
+        b.append(OVERLOAD_REJECTIONS).append(' ').append(overloadRejections).append('\n');
         return b.toString();
     }
 

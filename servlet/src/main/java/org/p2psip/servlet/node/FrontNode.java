@@ -164,7 +164,7 @@ public final class FrontNode implements AutoCloseable {
         try {
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
-                metrics = startMetrics(settings.metrics().get(), latencies, dht);
+                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards);
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -272,10 +272,10 @@ public final class FrontNode implements AutoCloseable {
         return Optional.of(a);
     }
 
-    private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht)
+    private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards)
             throws NodeStartException {
         try {
-            return MetricsServer.start(address, latencies, dht::storedEntries);
+            return MetricsServer.start(address, latencies, dht::storedEntries, guards::shed);
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }

@@ -42,7 +42,7 @@ class MetricsServerTest {
     void start() throws IOException {
         dht = new TimedDht(new LocalDht(new LocalDht.Store(Clock.systemUTC(), SELF), SELF, () -> { }), latencies,
                 System::nanoTime);
-        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries);
+        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries, () -> 0);
     }
 
     @AfterEach
@@ -120,7 +120,7 @@ class MetricsServerTest {
     void aBusyPortFailsTheStartWithAnIoException() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThrows(IOException.class, () -> MetricsServer.start(
-                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1));
+                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1, () -> 0));
         }
     }
 }

@@ -28,7 +28,7 @@ class PrometheusTextTest {
         latencies.record(DhtOperation.GET, DhtOutcome.OK, 1_200_000);    // le 0.0025
         latencies.record(DhtOperation.GET, DhtOutcome.OK, 26_000_000_000L); // +Inf only
 
-        String text = PrometheusText.render(latencies.snapshot(), -1, Map.of());
+        String text = PrometheusText.render(latencies.snapshot(), -1, Map.of(), 0);
 
         String bucket = "p2psip_dht_operation_duration_seconds_bucket{" + GET_OK + ",le=";
         assertEquals(List.of(
@@ -47,7 +47,7 @@ class PrometheusTextTest {
 
     @Test
     void everyOperationAndOutcomeItCanHaveIsExposedFromTheStartAtZero() {
-        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
+        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of(), 0);
 
         List<String> counts = lines(text, "p2psip_dht_operation_duration_seconds_count");
         assertEquals(10, counts.size(), text);
@@ -60,19 +60,19 @@ class PrometheusTextTest {
 
     @Test
     void theFamilyIsAnnouncedOnceAsAHistogramBeforeItsSamples() {
-        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
+        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of(), 0);
         List<String> all = text.lines().toList();
 
         assertTrue(all.get(0).startsWith("# HELP p2psip_dht_operation_duration_seconds "), all.get(0));
         assertEquals("# TYPE p2psip_dht_operation_duration_seconds histogram", all.get(1));
-        assertEquals(1, lines(text, "# TYPE").size());
+        assertEquals(1, lines(text, "# TYPE p2psip_dht_operation_duration_seconds").size());
         assertTrue(text.endsWith("\n"));
     }
 
     @Test
     void theStoredEntriesGaugeAppearsOnlyWhenTheBackendCanCount() {
-        String counted = PrometheusText.render(new DhtLatencies().snapshot(), 17, Map.of());
-        String unknown = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of());
+        String counted = PrometheusText.render(new DhtLatencies().snapshot(), 17, Map.of(), 0);
+        String unknown = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of(), 0);
 
         assertTrue(counted.contains("# TYPE p2psip_dht_stored_entries gauge\np2psip_dht_stored_entries 17\n"), counted);
         assertFalse(unknown.contains("p2psip_dht_stored_entries"), unknown);
@@ -84,12 +84,20 @@ class PrometheusTextTest {
         latencies.countKey(KeyOwnership.LOCAL);
         latencies.countKey(KeyOwnership.LOCAL);
         latencies.countKey(KeyOwnership.REMOTE);
-        String text = PrometheusText.render(latencies.snapshot(), -1, latencies.keyOwnership());
+        String text = PrometheusText.render(latencies.snapshot(), -1, latencies.keyOwnership(), 0);
 
         assertTrue(text.contains("# TYPE p2psip_dht_key_operations_total counter\n"
                 + "p2psip_dht_key_operations_total{placement=\"local\"} 2\n"
                 + "p2psip_dht_key_operations_total{placement=\"remote\"} 1\n"
                 + "p2psip_dht_key_operations_total{placement=\"unknown\"} 0\n"), text);
+    }
+
+    @Test
+    void requestsShedForOverloadAreACounter() {
+        String text = PrometheusText.render(new DhtLatencies().snapshot(), -1, Map.of(), 42);
+
+        assertTrue(text.contains("# TYPE p2psip_sip_overload_rejections_total counter\n"
+                + "p2psip_sip_overload_rejections_total 42\n"), text);
     }
 
     @Test
