@@ -10,12 +10,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,7 +71,7 @@ class OwnerRoutingChurnTest {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     /** The last count of requests each node (by metrics port) shed with 503, which the balancer relays as 500. */
-    private final Map<Integer, Long> shed = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> shed = new LinkedHashMap<>();
 
     @ParameterizedTest
     @ValueSource(strings = {"hazelcast", "chord", "kademlia"})

@@ -3,7 +3,6 @@ package org.p2psip.core.location;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -67,6 +66,9 @@ public final class LocationService {
         if (!(outcome instanceof Accepted accepted) || !accepted.changed()) {
             return CompletableFuture.completedFuture(outcome);
         }
+        if (attempt > MAX_ATTEMPTS) {
+            return CompletableFuture.completedFuture(Rejected.of(500, "Location update contended, retry"));
+        }
         long version = stored.map(VersionedValue::version).orElse(Dht.ABSENT);
         BindingSet next = accepted.bindings();
         byte[] encoded = next.isEmpty() ? null : BindingCodec.encode(next);
@@ -74,35 +76,13 @@ public final class LocationService {
                 ? (version == Dht.ABSENT ? CompletableFuture.completedFuture(true)
                                          : dht.removeIfVersion(key, version))
                 : dht.putIfVersion(key, version, encoded, next.latestExpiry().orElseThrow());
-        return write.thenCompose(written -> {
-            if (written) {
-                return CompletableFuture.completedFuture(outcome);
-            }
-            return dht.get(key).thenCompose(after -> {
-                if (alreadyThere(after, encoded)) {
-                    return CompletableFuture.completedFuture(outcome);
-                }
-                if (attempt >= MAX_ATTEMPTS) {
-                    return CompletableFuture.completedFuture(Rejected.of(500, "Location update contended, retry"));
-                }
-                return applyTo(request, after, attempt + 1);
-            });
-        });
-    }
-
-    /**
-     * Whether a write that was refused finds exactly what it meant to leave:
-     * its own earlier attempt took effect though its acknowledgement was
-     * lost, and a DHT that retried it saw its own write as a conflict. Read
-     * again and re-applied, the request would meet its own Call-ID and CSeq
-     * and be refused as out of order (RFC 3261 §10.3 step 7), though it is
-     * the same request, not a later one; so it counts as done.
-     *
-     * @param intended the encoded bindings written, or null for a removal of the whole set
-     */
-    private static boolean alreadyThere(Optional<VersionedValue> now, byte[] intended) {
-        return intended == null ? now.isEmpty()
-                : now.isPresent() && Arrays.equals(now.get().value(), intended);
+        // A refused write is read again and re-applied. If it took effect
+        // though its acknowledgement was lost (a DHT that retried it saw its
+        // own write as a conflict), the rules meet the request's own Call-ID
+        // and CSeq and leave the bindings as they are, so nothing is written
+        // again and the request is done.
+        return write.thenCompose(written -> written ? CompletableFuture.completedFuture(outcome)
+                : dht.get(key).thenCompose(after -> applyTo(request, after, attempt + 1)));
     }
 
     private static BindingSet decode(Optional<VersionedValue> stored) {

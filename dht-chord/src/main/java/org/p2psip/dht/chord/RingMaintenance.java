@@ -144,8 +144,7 @@ public final class RingMaintenance {
                 }
                 adopt(succ, nb.successors());
                 if (state.successorAnswered(succ, nb)) {
-                    LOG.debug("chord node {}: successor {} {} it as predecessor (it names {})",
-                            state.self().id().toString(16), succ,
+                    LOG.debug("chord node {}: successor {} {} it as predecessor (it names {})", selfId(), succ,
                             state.successorConfirmed() ? "confirms" : "no longer confirms",
                             nb.predecessor().map(Object::toString).orElse("none"));
                     changed();
@@ -223,7 +222,7 @@ public final class RingMaintenance {
                 } else {
                     answered(pred.get());
                     if (state.predecessorAnswered(pred.get(), nb)) {
-                        LOG.debug("chord node {}: predecessor {} {} it as successor", state.self().id().toString(16),
+                        LOG.debug("chord node {}: predecessor {} {} it as successor", selfId(),
                                 pred.get(), state.predecessorConfirmed() ? "confirms" : "no longer confirms");
                         changed();
                     }
@@ -377,15 +376,19 @@ public final class RingMaintenance {
     private boolean dead(NodeRef node, Throwable error) {
         if (!rpc.inconclusive(error)) {
             suspicion.forgotten(node);
-            LOG.debug("chord node {} takes {} for dead: {}", state.self().id().toString(16), node, error.toString());
+            LOG.debug("chord node {} takes {} for dead: {}", selfId(), node, error.toString());
             return true;
         }
         boolean dead = suspicion.timedOut(node, nanos.getAsLong());
         if (dead) {
-            LOG.debug("chord node {} takes {} for dead after its calls timed out for a while",
-                    state.self().id().toString(16), node);
+            LOG.debug("chord node {} takes {} for dead after its calls timed out for a while", selfId(), node);
         }
         return dead;
+    }
+
+    /** This node's id as its DEBUG lines name it. */
+    private String selfId() {
+        return state.self().id().toString(16);
     }
 
     private void answered(NodeRef node) {

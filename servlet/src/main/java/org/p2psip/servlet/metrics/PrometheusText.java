@@ -19,8 +19,8 @@ import org.p2psip.core.metrics.LatencySnapshot;
  * (whether the node owned the key: {@code local}, {@code remote} or
  * {@code unknown}); then the {@value #OVERLOAD_REJECTIONS} counter, the
  * requests the node's overload gate answered 503 instead of queueing
- * (RFC 3261 §21.5.4), which a balancer relays as 500. Numbers are written exactly, from nanoseconds, never through a
- * binary fraction.
+ * (RFC 3261 §21.5.4), which a balancer relays as 500. Numbers are written
+ * exactly, from nanoseconds, never through a binary fraction.
  */
 final class PrometheusText {
 

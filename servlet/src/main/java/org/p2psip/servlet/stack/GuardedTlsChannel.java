@@ -8,9 +8,10 @@ import gov.nist.javax.sip.stack.NioTcpMessageProcessor;
 
 /**
  * The channel for a TLS connection a peer opened to the node (RFC 3261
- * §26): an {@link OrderedTlsChannel}, with its decrypted stream checked by a {@link StreamGuard}. Any
- * encrypted bytes, handshake included, count as activity; a connection that
- * never completes its handshake is idle and closed like any other.
+ * §26): an {@link OrderedTlsChannel} whose decrypted stream a
+ * {@link StreamGuard} checks. Any encrypted bytes, handshake included,
+ * count as activity; a connection that never completes its handshake is
+ * idle and closed like any other.
  */
 final class GuardedTlsChannel extends OrderedTlsChannel implements StreamGuard.Connection {
 
