@@ -41,6 +41,8 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
     /** RFC 3261 §18.1.1: a message up to 1300 bytes may come over UDP, so no limit may be below it. */
     public static final int MIN_MAX_MESSAGE_BYTES = 1_300;
     public static final int DEFAULT_RETRY_AFTER = 5;
+    /** As many nodes as {@link TransactionAffinity} can name. */
+    public static final int MAX_NODES = TransactionAffinity.MAX_NODES;
 
     public BalancerSettings {
         Objects.requireNonNull(sip, "sip");
@@ -54,6 +56,10 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         trustedSources = Set.copyOf(trustedSources);
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("at least one node is needed");
+        }
+        if (nodes.size() > MAX_NODES) {
+            throw new IllegalArgumentException("at most " + MAX_NODES + " nodes can be behind one balancer, not "
+                    + nodes.size());
         }
         if (probeInterval.toMillis() < 10) {
             throw new IllegalArgumentException("the probe interval must be at least 10 ms");

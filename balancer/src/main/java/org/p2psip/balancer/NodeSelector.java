@@ -35,6 +35,12 @@ import org.p2psip.core.location.AddressOfRecord;
  * ({@link KeyOwners}) comes first and the rest follow in the Call-ID's
  * rendezvous order; with no claimant the Call-ID decides alone.
  *
+ * <p>Whatever the policy, a request of a transaction the selector sent
+ * within the last 32 s goes back to the node it went to while that node is
+ * up ({@link TransactionAffinity}): a membership change or a new placement
+ * view moves keys, and a retransmission, CANCEL or non-2xx ACK that followed
+ * them would meet no transaction at the new node.
+ *
  * <p>Nodes that shed load ({@link NodeLoad}: 503 with Retry-After, RFC
  * 7339 {@code oc}) are passed over for new requests in favour of the next
  * node in the same rendezvous order, so what one node sheds spreads over
@@ -47,6 +53,7 @@ public final class NodeSelector {
     private final KeyOwners owners;
     private final NodeLoad load;
     private final BalancerCounters counters;
+    private final TransactionAffinity affinity = new TransactionAffinity();
 
     public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
         this(policy, nodes, new KeyOwners(nodes.all().size()), new NodeLoad(nodes.all().size()),
@@ -81,6 +88,33 @@ public final class NodeSelector {
         if (live.isEmpty()) {
             return Optional.empty();
         }
+        long transaction = Fnv.hash(transactionKey(m));
+        NodeSet.Node earlier = liveAt(affinity.nodeOf(transaction, now), live);
+        if (earlier != null) {
+            return Optional.of(earlier);
+        }
+        Optional<NodeSet.Node> chosen = place(m, live, transaction, now);
+        if (!m.isAck()) {
+            // A 2xx's ACK is a transaction of its own that is never retransmitted: not worth a slot.
+            chosen.ifPresent(n -> affinity.remember(transaction, n.index(), now));
+        }
+        return chosen;
+    }
+
+    /** The node of {@code index} if it is among {@code live}, else null. */
+    private static NodeSet.Node liveAt(int index, List<NodeSet.Node> live) {
+        if (index >= 0) {
+            for (NodeSet.Node n : live) {
+                if (n.index() == index) {
+                    return n;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Where the policy, the placement view and the nodes' load send a transaction the table does not know. */
+    private Optional<NodeSet.Node> place(SipMessage m, List<NodeSet.Node> live, long transaction, long now) {
         long key = key(m);
         Optional<NodeSet.Node> owner = policy == BalancingPolicy.OWNER
                 ? owners.ownerOf(KeyPlacement.point(aorKey(m, owners::keyOf)), live)
@@ -94,7 +128,7 @@ public final class NodeSelector {
             ranked.remove(o);
             ranked.add(0, o);
         });
-        Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, Fnv.hash(transactionKey(m)), now);
+        Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, transaction, now);
         if (chosen.isPresent() && chosen.get() != ranked.get(0)) {
             counters.countDiverted();
         }

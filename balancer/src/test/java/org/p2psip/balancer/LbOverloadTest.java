@@ -193,7 +193,13 @@ class LbOverloadTest {
 
     /** Forwards a request and returns what the node got and which node it was. */
     private String[] forward(EmbeddedChannel ch, String callId) {
-        ch.writeInbound(LbText.udp(LbText.register("sip:a@b", callId)));
+        return forward(ch, callId, callId);
+    }
+
+    /** A REGISTER of the Call-ID in a transaction of its own ({@code branch}), not a retransmission. */
+    private String[] forward(EmbeddedChannel ch, String callId, String branch) {
+        ch.writeInbound(LbText.udp(LbText.register("sip:a@b", callId)
+                .replace("branch=z9hG4bK-" + callId, "branch=z9hG4bK-" + branch)));
         return sent.remove(sent.size() - 1);
     }
 
@@ -225,12 +231,12 @@ class LbOverloadTest {
         assertEquals("client", relayed[0]);
         assertFalse(relayed[2].contains("oc="), "the balancer's Via, instruction and all, is removed: " + relayed[2]);
 
-        String[] again = forward(ch, "oc-call");
+        String[] again = forward(ch, "oc-call", "oc-2");
         assertNotEquals(first[1], again[1], "a new request for the shedding node goes to another");
         assertEquals(1, counters.diverted());
 
         clock.addAndGet(Duration.ofSeconds(10).toNanos());
-        assertEquals(first[1], forward(ch, "oc-call")[1], "back once the instruction expired");
+        assertEquals(first[1], forward(ch, "oc-call", "oc-3")[1], "back once the instruction expired");
     }
 
     @Test

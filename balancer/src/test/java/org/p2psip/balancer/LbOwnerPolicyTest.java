@@ -15,6 +15,7 @@ import org.p2psip.core.net.HostPort;
 class LbOwnerPolicyTest {
 
     private static final long NOW = 1_000_000_000_000L;
+    private static final long SECOND = 1_000_000_000L;
 
     private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"),
             HostPort.parse("127.0.0.1:5062"), HostPort.parse("127.0.0.1:5063")));
@@ -94,5 +95,56 @@ class LbOwnerPolicyTest {
         load.serviceUnavailable(0, 5, NOW);
         SipMessage m = parse(LbText.register("alice@example.com", "r2"));
         assertNotEquals(nodes.all().get(0), owner.choose(m, NOW + 1).orElseThrow());
+    }
+
+    @Test
+    void aRetransmissionGoesWhereItsTransactionWentAfterTheClaimMoves() throws Exception {
+        onlyClaims(0, "alice@example.com");
+        SipMessage register = parse(LbText.register("alice@example.com", "moving"));
+        assertEquals(nodes.all().get(0), owner.choose(register, NOW).orElseThrow());
+        onlyClaims(2, "alice@example.com");
+        assertEquals(nodes.all().get(0), owner.choose(parse(LbText.register("alice@example.com", "moving")),
+                NOW + SECOND).orElseThrow(), "the retransmission meets the transaction it belongs to");
+        assertEquals(nodes.all().get(2), owner.choose(parse(LbText.register("alice@example.com", "refresh")),
+                NOW + SECOND).orElseThrow(), "a new REGISTER goes to the new claimant");
+    }
+
+    @Test
+    void aCancelAndANon2xxAckFollowTheirInviteAfterTheClaimMoves() throws Exception {
+        onlyClaims(2, "bob@example.com");
+        String invite = LbText.invite("call-2", "z9hG4bK2");
+        assertEquals(nodes.all().get(2), owner.choose(parse(invite), NOW).orElseThrow());
+        onlyClaims(1, "bob@example.com");
+        String cancel = invite.replace("INVITE sip:", "CANCEL sip:").replace("1 INVITE", "1 CANCEL")
+                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
+        assertEquals(nodes.all().get(2), owner.choose(parse(cancel), NOW + SECOND).orElseThrow());
+        String ack = invite.replace("INVITE sip:", "ACK sip:").replace("1 INVITE", "1 ACK")
+                .replace("To: <sip:bob@example.com>", "To: <sip:bob@example.com>;tag=b486")
+                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
+        assertEquals(nodes.all().get(2), owner.choose(parse(ack), NOW + 2 * SECOND).orElseThrow());
+        assertEquals(nodes.all().get(1), owner.choose(parse(LbText.invite("call-3", "z9hG4bK3")), NOW + SECOND)
+                .orElseThrow());
+    }
+
+    @Test
+    void aRetransmissionWhoseNodeWentDownStaysWithTheNodeThatTookIt() throws Exception {
+        onlyClaims(0, "alice@example.com");
+        String text = LbText.register("alice@example.com", "orphan");
+        assertEquals(nodes.all().get(0), owner.choose(parse(text), NOW).orElseThrow());
+        nodes.markDown(0);
+        onlyClaims(1, "alice@example.com");
+        assertEquals(nodes.all().get(1), owner.choose(parse(text), NOW + SECOND).orElseThrow());
+        nodes.markUp(0);
+        assertEquals(nodes.all().get(1), owner.choose(parse(text), NOW + 2 * SECOND).orElseThrow(),
+                "the node that took the retransmission holds the transaction now");
+    }
+
+    @Test
+    void aTransactionPastTimerFIsPlacedAfresh() throws Exception {
+        onlyClaims(0, "alice@example.com");
+        String text = LbText.register("alice@example.com", "late");
+        assertEquals(nodes.all().get(0), owner.choose(parse(text), NOW).orElseThrow());
+        onlyClaims(2, "alice@example.com");
+        assertEquals(nodes.all().get(2), owner.choose(parse(text), NOW + 33 * SECOND).orElseThrow());
     }
 }
