@@ -16,8 +16,12 @@ import java.util.Objects;
  *
  * <p>The rules. One timeout may be load rather than death — the transport
  * has already retried — so a contact leaves the routing table only after
- * {@link #STRIKES} failed requests in a row, and any message from it clears
- * its count (§2.2: every message is a sign of life). A contact written off
+ * {@link #STRIKES} failed requests in a row, the first and the last at least
+ * a window apart, and any message from it clears its count (§2.2: every
+ * message is a sign of life). The window is what makes the rule hold under
+ * load: a node's lookups, writes and pings can all be waiting on one busy
+ * contact at once, and their timeouts land together, so a count alone would
+ * write off a live node within one RPC timeout. A contact written off
  * is <em>suspected</em> for {@link #SUSPECT_MILLIS}: left out of lookups
  * unless it speaks first, but probed, so both sides of a healed partition
  * find each other again. Suspects still count towards the nodes a read or a
@@ -39,18 +43,31 @@ final class ContactHealth {
         }
     }
 
+    /** A contact's failed requests in a row, and when the first of them failed (monotonic milliseconds). */
+    private record Strikes(long firstMillis, int count) {
+    }
+
     private final int replicas;
+    private final long windowMillis;
     /** Consecutive failed requests per contact. */
-    private final Map<BigInteger, Integer> strikes = new HashMap<>();
+    private final Map<BigInteger, Strikes> strikes = new HashMap<>();
     /** Contacts that timed out recently, by id. */
     private final Map<BigInteger, Suspect> suspected = new HashMap<>();
 
-    /** @param replicas copies of every key, this node's included */
-    ContactHealth(int replicas) {
+    /**
+     * @param replicas     copies of every key, this node's included
+     * @param windowMillis the least time from a contact's first failed request in a row to the one that writes it
+     *                     off; zero counts only
+     */
+    ContactHealth(int replicas, long windowMillis) {
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be positive, not " + replicas);
         }
+        if (windowMillis < 0) {
+            throw new IllegalArgumentException("the strike window cannot be negative: " + windowMillis);
+        }
         this.replicas = replicas;
+        this.windowMillis = windowMillis;
     }
 
     /** The contact spoke: it is neither struck nor suspected any more. */
@@ -60,12 +77,14 @@ final class ContactHealth {
     }
 
     /**
-     * A request to the contact failed; true when that makes {@link #STRIKES}
-     * in a row, when the caller forgets it and {@link #suspect suspects} it
-     * (its count starts over).
+     * A request to the contact failed at {@code nowMillis}; true when that
+     * makes {@link #STRIKES} in a row spanning the window, when the caller
+     * forgets it and {@link #suspect suspects} it (its count starts over).
      */
-    boolean strike(BigInteger id) {
-        if (strikes.merge(id, 1, Integer::sum) >= STRIKES) {
+    boolean strike(BigInteger id, long nowMillis) {
+        Strikes s = strikes.merge(id, new Strikes(nowMillis, 1),
+                (old, next) -> new Strikes(old.firstMillis(), old.count() + 1));
+        if (s.count() >= STRIKES && nowMillis - s.firstMillis() >= windowMillis) {
             strikes.remove(id);
             return true;
         }

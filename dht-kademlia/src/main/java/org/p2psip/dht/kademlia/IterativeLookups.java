@@ -31,8 +31,10 @@ import org.p2psip.core.overlay.OverlayRuntime;
  */
 final class IterativeLookups {
 
-    /** Pause before a read or a write retries after a failed attempt, so a settling overlay is not hammered. */
+    /** Pause before a read or a write first retries after a failed attempt, so a settling overlay is not hammered. */
     static final long RETRY_PAUSE_MILLIS = 50;
+    /** The longest pause between retries: each failed attempt doubles it up to here. */
+    static final long MAX_RETRY_PAUSE_MILLIS = 1_000;
     /** How long a read's view of a key's closest nodes is reused for the write that follows it. */
     private static final long RECENT_MILLIS = 2_000;
     private static final int RECENT_KEYS = 10_000;
@@ -164,6 +166,22 @@ final class IterativeLookups {
      * (monotonic nanoseconds). Must be called on the owner thread.
      */
     CompletableFuture<LookupResult> read(String key, long deadline) {
+        return read(key, deadline, 0);
+    }
+
+    /**
+     * The pause before retry number {@code attempt} (0 for the first) of a
+     * read or a write: doubling from {@link #RETRY_PAUSE_MILLIS} up to
+     * {@link #MAX_RETRY_PAUSE_MILLIS}. When the overlay is slow because it is
+     * loaded, retrying at a fixed pace multiplies its load by every operation
+     * waiting (congestion collapse); doubling keeps the retries of a stuck
+     * operation to a handful per second.
+     */
+    static long retryPause(int attempt) {
+        return attempt >= 5 ? MAX_RETRY_PAUSE_MILLIS : Math.min(MAX_RETRY_PAUSE_MILLIS, RETRY_PAUSE_MILLIS << attempt);
+    }
+
+    private CompletableFuture<LookupResult> read(String key, long deadline, int attempt) {
         return lookup(space.idOf(key), Optional.of(key), keyWidth()).thenCompose(r -> owner.call(() -> {
             if (r.answered() >= othersNeeded()) {
                 // A read usually precedes a conditional write: remember who the coordinator is.
@@ -173,8 +191,8 @@ final class IterativeLookups {
             if (runtime.nanos().getAsLong() > deadline) {
                 return CompletableFuture.failedFuture(tooFewReached(key, r.answered()));
             }
-            return owner.later(RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS).thenCompose(v -> owner.call(() -> read(key,
-                    deadline)));
+            return owner.later(retryPause(attempt), TimeUnit.MILLISECONDS).thenCompose(v -> owner.call(() -> read(key,
+                    deadline, attempt + 1)));
         }));
     }
 

@@ -138,14 +138,18 @@ final class KademliaClient {
         }
     }
 
-    /** Pings {@code c}, which is believed alive: it is observed if it answers, and forgotten at once if not. */
-    void pingOrForget(Contact c) {
+    /**
+     * Pings {@code c}, which is believed alive: it is observed if it answers,
+     * and struck if not, so that it is forgotten once it has been silent as
+     * long as {@link ContactHealth} asks (one unanswered ping on a loaded
+     * node is no proof of death).
+     */
+    void pingOrStrike(Contact c) {
         ping(c).whenCompleteAsync((answer, error) -> {
-            if (error != null) {
-                table.remove(c.id());
-                health.suspect(c, runtime.millis());
-            } else {
+            if (error == null) {
                 observe(c);
+            } else {
+                strike(c, "ping", error);
             }
         }, owner::run);
     }
@@ -175,13 +179,18 @@ final class KademliaClient {
                 observe(peer);
             } else if (OwnerThread.unwrap(error) instanceof OverlayException o
                     && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
-                if (health.strike(peer.id())) {
-                    table.remove(peer.id());
-                    health.suspect(peer, runtime.millis());
-                    LOG.debug("{} written off after {} silent requests in a row (last: type {}, {})", peer.overlay(),
-                            ContactHealth.STRIKES, type, OwnerThread.unwrap(error).getMessage());
-                }
+                strike(peer, "type " + type, error);
             }
         }, owner::run);
+    }
+
+    /** A request to {@code peer} went unanswered: it is forgotten and suspected once its silence has lasted. */
+    private void strike(Contact peer, String what, Throwable error) {
+        if (health.strike(peer.id(), runtime.millis())) {
+            table.remove(peer.id());
+            health.suspect(peer, runtime.millis());
+            LOG.debug("{} written off after {} silent requests in a row (last: {}, {})", peer.overlay(),
+                    ContactHealth.STRIKES, what, OwnerThread.unwrap(error).getMessage());
+        }
     }
 }

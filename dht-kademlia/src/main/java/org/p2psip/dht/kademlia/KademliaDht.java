@@ -69,7 +69,8 @@ public final class KademliaDht implements Dht {
         this.owner = new OwnerThread(runtime.owner(), self.overlay());
         // A prepared write waits for its commit as long as the coordinator's round trips and retransmissions take.
         this.store = new ReplicaStore(4 * options.rpcTimeout().toMillis());
-        ContactHealth health = new ContactHealth(copies);
+        // A contact is written off once it stayed silent through two whole RPC timeouts, retries included.
+        ContactHealth health = new ContactHealth(copies, 2 * options.rpcTimeout().toMillis());
         this.client = new KademliaClient(self, table, health, owner, runtime, options.rpcTimeout());
         this.lookups = new IterativeLookups(space, self, options, copies, table, health, store, client, owner, runtime);
         this.coordinator = new WriteCoordinator(space, self, options, copies, table, store, client, lookups, owner,

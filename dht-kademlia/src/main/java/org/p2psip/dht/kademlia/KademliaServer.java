@@ -128,9 +128,9 @@ final class KademliaServer {
 
     /**
      * Whether this node, or a contact not suspected dead, is closer to
-     * {@code keyId} than {@code sender}; such a contact is pinged, and a
-     * failed ping evicts it at once (§2.2), so the writer's retry gets
-     * through.
+     * {@code keyId} than {@code sender}; such a contact is pinged, and one
+     * that stays silent is evicted (§2.2, by {@link ContactHealth}'s rule),
+     * so the writer's retries get through.
      */
     private boolean closerThan(BigInteger keyId, Contact sender) {
         BigInteger senderDistance = space.distance(sender.id(), keyId);
@@ -145,7 +145,7 @@ final class KademliaServer {
             if (!health.isSuspected(c.id(), now)) {
                 LOG.debug("refusing coordinator {} for {}: {} is closer", sender.overlay(), keyId.toString(16),
                         c.overlay());
-                client.pingOrForget(c);
+                client.pingOrStrike(c);
                 return true;
             }
         }

@@ -90,7 +90,7 @@ final class WriteCoordinator {
         return owner.call(() -> {
             long deadline = runtime.nanos().getAsLong() + options.operationTimeout().toNanos();
             long writeId = random.nextLong();
-            return attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, deadline, null)
+            return attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, deadline, null, 0)
                     .thenCompose(written -> written ? CompletableFuture.completedFuture(true) : afterConflict());
         });
     }
@@ -108,7 +108,7 @@ final class WriteCoordinator {
 
     private CompletableFuture<Boolean> attemptWrite(String key, long expected, boolean remove, byte[] value,
                                                     long expiresAtMillis, long writeId, long deadline,
-                                                    Throwable last) {
+                                                    Throwable last, int attempt) {
         if (runtime.nanos().getAsLong() > deadline) {
             return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
@@ -130,9 +130,9 @@ final class WriteCoordinator {
                 }
                 LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
                         cause.toString());
-                return owner.later(IterativeLookups.RETRY_PAUSE_MILLIS, TimeUnit.MILLISECONDS).thenCompose(v ->
+                return owner.later(IterativeLookups.retryPause(attempt), TimeUnit.MILLISECONDS).thenCompose(v ->
                         owner.call(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, deadline,
-                                cause)));
+                                cause, attempt + 1)));
             }));
         }));
     }

@@ -15,27 +15,39 @@ import org.p2psip.core.net.HostPort;
 /** Strikes, suspicion and probing, with time passed in: no sockets, no clocks. */
 class ContactHealthTest {
 
-    private final ContactHealth health = new ContactHealth(3);
+    private static final long WINDOW = 2_000;
+
+    private final ContactHealth health = new ContactHealth(3, WINDOW);
 
     private static Contact c(int id) {
         return new Contact(BigInteger.valueOf(id), new HostPort("127.0.0.1", 1000 + id), Optional.empty());
     }
 
     @Test
-    void aContactIsStruckOffOnlyByThreeFailuresInARow() {
-        assertFalse(health.strike(c(1).id()));
-        assertFalse(health.strike(c(1).id()));
-        assertTrue(health.strike(c(1).id()));
-        assertFalse(health.strike(c(1).id()), "the count starts over");
+    void aContactIsStruckOffOnlyByThreeFailuresInARowSpanningTheWindow() {
+        assertFalse(health.strike(c(1).id(), 0));
+        assertFalse(health.strike(c(1).id(), 1_000));
+        assertTrue(health.strike(c(1).id(), WINDOW));
+        assertFalse(health.strike(c(1).id(), WINDOW), "the count starts over");
+    }
+
+    @Test
+    void timeoutsThatLandTogetherDoNotWriteOffALoadedContact() {
+        for (int i = 0; i < 10; i++) {
+            assertFalse(health.strike(c(1).id(), 5_000 + i), "failure " + (i + 1) + " within one RPC timeout");
+        }
+        assertTrue(health.strike(c(1).id(), 5_000 + WINDOW), "still silent a window after the first");
     }
 
     @Test
     void hearingFromAContactWipesItsStrikes() {
-        health.strike(c(1).id());
-        health.strike(c(1).id());
+        health.strike(c(1).id(), 0);
+        health.strike(c(1).id(), 1_000);
         health.heardFrom(c(1).id());
-        assertFalse(health.strike(c(1).id()));
-        assertFalse(health.strike(c(1).id()));
+        assertFalse(health.strike(c(1).id(), 2_500));
+        assertFalse(health.strike(c(1).id(), 3_000));
+        assertFalse(health.strike(c(1).id(), 4_000), "its silence began at 2,500");
+        assertTrue(health.strike(c(1).id(), 4_500));
     }
 
     @Test
@@ -74,7 +86,7 @@ class ContactHealthTest {
         assertEquals(1, health.othersNeeded(1, 0));
         assertEquals(2, health.othersNeeded(2, 0));
         assertEquals(2, health.othersNeeded(19, 0));
-        assertEquals(0, new ContactHealth(1).othersNeeded(19, 0));
+        assertEquals(0, new ContactHealth(1, WINDOW).othersNeeded(19, 0));
     }
 
     @Test
