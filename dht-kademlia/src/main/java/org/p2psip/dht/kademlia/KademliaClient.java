@@ -160,6 +160,8 @@ final class KademliaClient {
             if (error == null) {
                 LOG.debug("{} answered a probe: back in the routing table", suspect.overlay());
                 observe(suspect);
+            } else {
+                LOG.debug("{} did not answer a probe: {}", suspect.overlay(), OwnerThread.unwrap(error).getMessage());
             }
         }, owner::run);
     }

@@ -12,6 +12,8 @@ import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayException;
 import org.p2psip.core.overlay.OverlayRuntime;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How a Kademlia node joins and keeps its view of the overlay current, on
@@ -22,6 +24,8 @@ import org.p2psip.core.overlay.OverlayRuntime;
  * ({@link ContactHealth}).
  */
 final class KademliaMaintenance {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KademliaMaintenance.class);
 
     private static final int REPUBLISH_IN_FLIGHT = 32;
 
@@ -158,7 +162,14 @@ final class KademliaMaintenance {
      * other when it ends rather than after the suspicion has run out.
      */
     private void probeSuspects() {
-        if (owner.closed() || !health.anySuspected()) {
+        if (owner.closed()) {
+            return;
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} knows {} contacts and suspects {}", self.overlay(), table.size(),
+                    health.suspects(runtime.millis()).size());
+        }
+        if (!health.anySuspected()) {
             return;
         }
         for (Contact suspect : health.nextProbes(options.alpha(), runtime.millis())) {
