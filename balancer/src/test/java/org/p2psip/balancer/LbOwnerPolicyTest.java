@@ -29,6 +29,12 @@ class LbOwnerPolicyTest {
         return SipParser.parse(LbText.udp(text));
     }
 
+    /** A bodiless {@code method} with {@code invite}'s branch, Call-ID and CSeq number: a CANCEL or an ACK of it. */
+    private static String sameTransaction(String invite, String method) {
+        return invite.replace("INVITE sip:", method + " sip:").replace("1 INVITE", "1 " + method)
+                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
+    }
+
     /** Node {@code index} claims just the point of {@code aorKey}; the others claim nothing. */
     private void onlyClaims(int index, String aorKey) {
         long p = KeyPlacement.point(aorKey);
@@ -66,9 +72,7 @@ class LbOwnerPolicyTest {
         onlyClaims(2, "bob@example.com");
         String invite = LbText.invite("call-1", "z9hG4bK1");
         assertEquals(nodes.all().get(2), owner.choose(parse(invite), NOW).orElseThrow());
-        String cancel = invite.replace("INVITE sip:", "CANCEL sip:").replace("1 INVITE", "1 CANCEL")
-                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
-        assertEquals(nodes.all().get(2), owner.choose(parse(cancel), NOW).orElseThrow());
+        assertEquals(nodes.all().get(2), owner.choose(parse(sameTransaction(invite, "CANCEL")), NOW).orElseThrow());
     }
 
     @Test
@@ -115,12 +119,10 @@ class LbOwnerPolicyTest {
         String invite = LbText.invite("call-2", "z9hG4bK2");
         assertEquals(nodes.all().get(2), owner.choose(parse(invite), NOW).orElseThrow());
         onlyClaims(1, "bob@example.com");
-        String cancel = invite.replace("INVITE sip:", "CANCEL sip:").replace("1 INVITE", "1 CANCEL")
-                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
-        assertEquals(nodes.all().get(2), owner.choose(parse(cancel), NOW + SECOND).orElseThrow());
-        String ack = invite.replace("INVITE sip:", "ACK sip:").replace("1 INVITE", "1 ACK")
-                .replace("To: <sip:bob@example.com>", "To: <sip:bob@example.com>;tag=b486")
-                .replace("Content-Length: 5\nv=0\n", "Content-Length: 0\n");
+        assertEquals(nodes.all().get(2), owner.choose(parse(sameTransaction(invite, "CANCEL")), NOW + SECOND)
+                .orElseThrow());
+        String ack = sameTransaction(invite, "ACK").replace("To: <sip:bob@example.com>",
+                "To: <sip:bob@example.com>;tag=b486");
         assertEquals(nodes.all().get(2), owner.choose(parse(ack), NOW + 2 * SECOND).orElseThrow());
         assertEquals(nodes.all().get(1), owner.choose(parse(LbText.invite("call-3", "z9hG4bK3")), NOW + SECOND)
                 .orElseThrow());

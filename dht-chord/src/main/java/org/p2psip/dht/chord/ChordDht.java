@@ -17,6 +17,7 @@ import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.TimeoutSuspicion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import org.p2psip.core.overlay.TimeoutSuspicion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,7 @@ public final class RingMaintenance {
 
     private final RingState state;
     /** Which silent nodes to take for dead; touched on the state executor only. */
-    private final TimeoutSuspicion suspicion;
+    private final TimeoutSuspicion<NodeRef> suspicion;
     private final LongSupplier nanos;
     private final RingRpc rpc;
     private final Executor stateExecutor;
@@ -57,7 +58,7 @@ public final class RingMaintenance {
         this.state = state;
         this.rpc = rpc;
         this.stateExecutor = stateExecutor;
-        this.suspicion = new TimeoutSuspicion(suspicionWindow);
+        this.suspicion = new TimeoutSuspicion<>(suspicionWindow);
         this.nanos = nanos;
     }
 

@@ -1,12 +1,16 @@
 package org.p2psip.dht.kademlia;
 
 import java.math.BigInteger;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import org.p2psip.core.overlay.TimeoutSuspicion;
 
 /**
  * What this node believes about its contacts' health beyond the k-buckets:
@@ -17,14 +21,11 @@ import java.util.Objects;
  * <p>The rules. One timeout may be load rather than death — the transport
  * has already retried — so a contact leaves the routing table only after
  * {@link #STRIKES} failed requests in a row, the first and the last at least
- * a window apart, and any message from it clears its count (§2.2: every
- * message is a sign of life). The window is what makes the rule hold under
- * load: a node's lookups, writes and pings can all be waiting on one busy
- * contact at once, and their timeouts land together, so a count alone would
- * write off a live node within one RPC timeout. A contact written off
- * is <em>suspected</em> for {@link #SUSPECT_MILLIS}: left out of lookups
- * unless it speaks first, but probed, so both sides of a healed partition
- * find each other again. Suspects still count towards the nodes a read or a
+ * a window apart ({@link TimeoutSuspicion}, the rule chord's peers follow
+ * too), and any message from it clears its count (§2.2: every message is a
+ * sign of life). A contact written off is <em>suspected</em> for
+ * {@link #SUSPECT_MILLIS}: left out of lookups unless it speaks first, but
+ * probed, so both sides of a healed partition find each other again. Suspects still count towards the nodes a read or a
  * write must reach ({@link #othersNeeded}), so a node cut off from the rest
  * does not settle for itself.
  */
@@ -33,7 +34,7 @@ final class ContactHealth {
     /** How long a contact that timed out is left out of lookups unless it speaks first. */
     static final long SUSPECT_MILLIS = 30_000;
     /** Failed requests in a row after which a contact leaves the routing table. */
-    static final int STRIKES = 3;
+    static final int STRIKES = TimeoutSuspicion.TIMEOUTS;
 
     /** A contact that stopped answering, since when, and when it was last probed (monotonic milliseconds). */
     record Suspect(Contact contact, long since, long probedAt) {
@@ -43,14 +44,9 @@ final class ContactHealth {
         }
     }
 
-    /** A contact's failed requests in a row, and when the first of them failed (monotonic milliseconds). */
-    private record Strikes(long firstMillis, int count) {
-    }
-
     private final int replicas;
-    private final long windowMillis;
-    /** Consecutive failed requests per contact. */
-    private final Map<BigInteger, Strikes> strikes = new HashMap<>();
+    /** Consecutive failed requests per contact, and how long they have lasted. */
+    private final TimeoutSuspicion<BigInteger> strikes;
     /** Contacts that timed out recently, by id. */
     private final Map<BigInteger, Suspect> suspected = new HashMap<>();
 
@@ -63,17 +59,14 @@ final class ContactHealth {
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be positive, not " + replicas);
         }
-        if (windowMillis < 0) {
-            throw new IllegalArgumentException("the strike window cannot be negative: " + windowMillis);
-        }
         this.replicas = replicas;
-        this.windowMillis = windowMillis;
+        this.strikes = new TimeoutSuspicion<>(Duration.ofMillis(windowMillis));
     }
 
     /** The contact spoke: it is neither struck nor suspected any more. */
     void heardFrom(BigInteger id) {
         suspected.remove(id);
-        strikes.remove(id);
+        strikes.answered(id);
     }
 
     /**
@@ -82,13 +75,7 @@ final class ContactHealth {
      * forgets it and {@link #suspect suspects} it (its count starts over).
      */
     boolean strike(BigInteger id, long nowMillis) {
-        Strikes s = strikes.merge(id, new Strikes(nowMillis, 1),
-                (old, next) -> new Strikes(old.firstMillis(), old.count() + 1));
-        if (s.count() >= STRIKES && nowMillis - s.firstMillis() >= windowMillis) {
-            strikes.remove(id);
-            return true;
-        }
-        return false;
+        return strikes.timedOut(id, TimeUnit.MILLISECONDS.toNanos(nowMillis));
     }
 
     void suspect(Contact c, long nowMillis) {

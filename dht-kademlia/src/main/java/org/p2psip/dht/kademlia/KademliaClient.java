@@ -188,9 +188,10 @@ final class KademliaClient {
 
     /** A request to {@code peer} went unanswered: it is forgotten and suspected once its silence has lasted. */
     private void strike(Contact peer, String what, Throwable error) {
-        if (health.strike(peer.id(), runtime.millis())) {
+        long now = runtime.millis();
+        if (health.strike(peer.id(), now)) {
             table.remove(peer.id());
-            health.suspect(peer, runtime.millis());
+            health.suspect(peer, now);
             LOG.debug("{} written off after {} silent requests in a row (last: {}, {})", peer.overlay(),
                     ContactHealth.STRIKES, what, OwnerThread.unwrap(error).getMessage());
         }

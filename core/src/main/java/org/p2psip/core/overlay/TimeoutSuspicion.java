@@ -1,4 +1,4 @@
-package org.p2psip.dht.chord;
+package org.p2psip.core.overlay;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -10,28 +10,29 @@ import java.util.Map;
  * last at least a window apart. Pure: the caller passes the monotonic time.
  *
  * <p>Counting timeouts alone, as a round-based detector does, goes wrong
- * under load: a node's stabilize, notify and the lookups of its key
- * operations can all be waiting on one slow successor at once, and their
- * timeouts land together, so three of them would condemn a live node within
- * a single RPC timeout. The window makes the verdict depend on how long the
+ * under load: a node's maintenance calls and the lookups and writes of its
+ * key operations can all be waiting on one slow peer at once (a chord
+ * successor, a kademlia contact), and their timeouts land together, so
+ * three of them would condemn a live node within a single RPC timeout. The
+ * window makes the verdict depend on how long the
  * peer stayed silent, whatever the number of calls that noticed. A peer that
  * refuses or has closed its connection is gone at once; that is the caller's
  * rule, not this one's.
  */
-final class TimeoutSuspicion {
+public final class TimeoutSuspicion<K> {
 
     /** Timeouts in a row, at least, before a peer is taken for dead. */
-    static final int TIMEOUTS = 3;
+    public static final int TIMEOUTS = 3;
 
     /** How long a peer has been silent: its first unanswered timeout, and how many followed. */
     private record Silence(long firstNanos, int timeouts) {
     }
 
     private final long windowNanos;
-    private final Map<NodeRef, Silence> silent = new HashMap<>();
+    private final Map<K, Silence> silent = new HashMap<>();
 
     /** {@code window}: the least time from a peer's first timeout to the one that condemns it; zero counts only. */
-    TimeoutSuspicion(Duration window) {
+    public TimeoutSuspicion(Duration window) {
         if (window.isNegative()) {
             throw new IllegalArgumentException("a suspicion window cannot be negative: " + window);
         }
@@ -39,7 +40,7 @@ final class TimeoutSuspicion {
     }
 
     /** A call to {@code peer} timed out at {@code nowNanos}: true when the peer is now taken for dead. */
-    boolean timedOut(NodeRef peer, long nowNanos) {
+    public boolean timedOut(K peer, long nowNanos) {
         Silence s = silent.merge(peer, new Silence(nowNanos, 1),
                 (old, next) -> new Silence(old.firstNanos(), old.timeouts() + 1));
         if (s.timeouts() >= TIMEOUTS && nowNanos - s.firstNanos() >= windowNanos) {
@@ -50,12 +51,12 @@ final class TimeoutSuspicion {
     }
 
     /** {@code peer} answered: its silence is over. */
-    void answered(NodeRef peer) {
+    public void answered(K peer) {
         silent.remove(peer);
     }
 
     /** {@code peer} is taken for dead for another reason (a refusal): nothing to keep about it. */
-    void forgotten(NodeRef peer) {
+    public void forgotten(K peer) {
         silent.remove(peer);
     }
 }

@@ -1,21 +1,19 @@
-package org.p2psip.dht.chord;
+package org.p2psip.core.overlay;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.math.BigInteger;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
-import org.p2psip.core.net.HostPort;
 
 class TimeoutSuspicionTest {
 
     private static final long SECOND = 1_000_000_000L;
-    private final NodeRef peer = new NodeRef(BigInteger.TEN, new HostPort("10.0.0.1", 4000));
-    private final NodeRef other = new NodeRef(BigInteger.TWO, new HostPort("10.0.0.2", 4000));
-    private final TimeoutSuspicion suspicion = new TimeoutSuspicion(Duration.ofSeconds(3));
+    private final String peer = "10.0.0.1:4000";
+    private final String other = "10.0.0.2:4000";
+    private final TimeoutSuspicion<String> suspicion = new TimeoutSuspicion<>(Duration.ofSeconds(3));
 
     @Test
     void timeoutsLandingTogetherDoNotCondemnALivePeer() {
@@ -68,7 +66,7 @@ class TimeoutSuspicionTest {
 
     @Test
     void aZeroWindowCountsTimeoutsOnly() {
-        TimeoutSuspicion counting = new TimeoutSuspicion(Duration.ZERO);
+        TimeoutSuspicion<String> counting = new TimeoutSuspicion<>(Duration.ZERO);
         assertFalse(counting.timedOut(peer, 0));
         assertFalse(counting.timedOut(peer, 0));
         assertTrue(counting.timedOut(peer, 0));
@@ -76,6 +74,6 @@ class TimeoutSuspicionTest {
 
     @Test
     void aNegativeWindowIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new TimeoutSuspicion(Duration.ofMillis(-1)));
+        assertThrows(IllegalArgumentException.class, () -> new TimeoutSuspicion<String>(Duration.ofMillis(-1)));
     }
 }
