@@ -25,6 +25,19 @@ public final class BalancerCounters {
     private final LongAdder refusedOversized = new LongAdder();
     private final LongAdder pongs = new LongAdder();
     private final LongAdder diverted = new LongAdder();
+    /** Requests from clients sent to each node, by node index: the balancer's per-node traffic. */
+    private final LongAdder[] toNode = new LongAdder[BalancerSettings.MAX_NODES];
+
+    public BalancerCounters() {
+        for (int i = 0; i < toNode.length; i++) {
+            toNode[i] = new LongAdder();
+        }
+    }
+
+    /** Requests from clients sent to the node with {@code index} (its place in {@code --nodes}). */
+    public long requestsTo(int index) {
+        return toNode[index].sum();
+    }
 
     /** Messages dropped because they are not valid SIP. */
     public long malformed() {
@@ -104,6 +117,11 @@ public final class BalancerCounters {
 
     void countRequestForwarded() {
         requestsForwarded.increment();
+    }
+
+    void countRequestForwardedTo(int node) {
+        requestsForwarded.increment();
+        toNode[node].increment();
     }
 
     void countResponseForwarded() {

@@ -317,6 +317,11 @@ public final class SipBalancer implements AutoCloseable {
         return edge.load();
     }
 
+    /** The key ranges each node last claimed in its probe answers. */
+    public KeyOwners keyOwners() {
+        return edge.owners();
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {

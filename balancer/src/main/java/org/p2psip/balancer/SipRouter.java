@@ -149,6 +149,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             }
         }
         InetSocketAddress destination;
+        int nodeIndex = -1;
         if (outbound) {
             Optional<InetSocketAddress> target = outboundTarget(m, ownRoutes);
             if (target.isEmpty()) {
@@ -163,6 +164,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
                 return;
             }
             destination = node.get().socket();
+            nodeIndex = node.get().index();
         }
         String flowLines = "";
         if (!outbound && m.frame().transport().stream()) {
@@ -183,7 +185,11 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             answer(m, 513, "Message Too Large");
             return;
         }
-        counters.countRequestForwarded();
+        if (nodeIndex >= 0) {
+            counters.countRequestForwardedTo(nodeIndex);
+        } else {
+            counters.countRequestForwarded();
+        }
         egress.toNode(destination, out);
     }
 

@@ -92,7 +92,8 @@ final class ClusterProcess implements AutoCloseable {
                 "--replicas", Integer.toString(Math.min(replicas, nodes)), "--policy", policy,
                 // The generator is one address sending far above any phone's rate: not a flood to ban.
                 "--trusted-source", "127.0.0.1"));
-        int metricsBase = LocalPorts.consecutive(nodes, Math.min(sipBase, overlayBase),
+        // The nodes' metrics ports and, after them, the balancer's.
+        int metricsBase = LocalPorts.consecutive(nodes + 1, Math.min(sipBase, overlayBase),
                 Math.max(sipBase + nodes + 1, overlayBase + nodes));
         List<HostPort> metrics = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -103,7 +104,7 @@ final class ClusterProcess implements AutoCloseable {
         Optional<String> secret = Optional.empty();
         if (authRequired) {
             int adminBase = LocalPorts.consecutive(nodes, Math.min(Math.min(sipBase, overlayBase), metricsBase),
-                    Math.max(Math.max(sipBase + nodes + 1, overlayBase + nodes), metricsBase + nodes));
+                    Math.max(Math.max(sipBase + nodes + 1, overlayBase + nodes), metricsBase + nodes + 1));
             for (int i = 0; i < nodes; i++) {
                 admins.add(new HostPort("127.0.0.1", adminBase + i));
             }

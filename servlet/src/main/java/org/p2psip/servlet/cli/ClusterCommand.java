@@ -31,11 +31,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
+import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
 import org.p2psip.servlet.node.ProtectionSettings;
@@ -60,7 +63,7 @@ import picocli.CommandLine.Spec;
  * java binary, class path and JVM flags, so killing one is a real node
  * failure. Ctrl-C or SIGTERM stops the balancer and SIGTERMs every node.
  * With {@code --metrics-base} node {@code i} also serves Prometheus metrics
- * on that port + i - 1 of its host.
+ * on that port + i - 1 of its host, and the balancer on that port + N.
  *
  * <p>With {@code --netns} every node runs on a host of its own, a network
  * namespace with its own address on a bridge ({@link NamespaceHosts}), and
@@ -168,9 +171,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Option(names = "--metrics-base", paramLabel = "PORT",
             description = "Prometheus metrics port of the first node on its host (node i gets --metrics HOST:PORT+i-1, "
-                    + "served at /metrics): the DHT-operation latency histogram "
-                    + "p2psip_dht_operation_duration_seconds{operation,outcome} and p2psip_dht_stored_entries. "
-                    + "0 turns the endpoints off. Default: ${DEFAULT-VALUE}.")
+                    + "served at /metrics; see 'node --help'); the balancer's metrics ('lb --help') follow on "
+                    + "PORT+N of its host. 0 turns the endpoints off. Default: ${DEFAULT-VALUE}.")
     int metricsBase = 0;
 
     @Mixin
@@ -208,6 +210,7 @@ final class ClusterCommand implements Callable<Integer> {
     private final String clusterSecret = ClusterSecrets.resolve(null).orElseGet(ClusterCommand::randomSecret);
     private final AtomicBoolean stopping = new AtomicBoolean();
     private volatile SipBalancer balancer;
+    private volatile MetricsServer balancerMetrics;
     private volatile NamespaceHosts hosts;
 
     @Override
@@ -241,8 +244,19 @@ final class ClusterCommand implements Callable<Integer> {
                         + " dht=" + dht + " replicas=" + replicas());
             }
             balancer = SipBalancer.start(lbSettings);
+            if (metricsBase != 0) {
+                SipBalancer lb = balancer;
+                HostPort at = new HostPort(lb.address().host(), metricsBase + nodeCount);
+                try {
+                    balancerMetrics = MetricsServer.start(at,
+                            () -> BalancerMetricsText.render(lb, System.nanoTime()) + ProcessMetricsText.render());
+                } catch (IOException e) {
+                    throw new StartFailure("cannot serve the balancer's metrics on " + at + ": " + e.getMessage());
+                }
+            }
             out.println("p2psip cluster: lb pid " + ProcessHandle.current().pid() + " sip:" + balancer.address()
                     + " (udp, tcp)" + balancer.tlsAddress().map(t -> " sips:" + t + " (tls)").orElse("")
+                    + (balancerMetrics == null ? "" : " metrics:" + balancerMetrics.address())
                     + " policy=" + policy + " nodes=" + LbCommand.describe(nodeAddresses));
             if (tlsFiles != null) {
                 out.println("p2psip cluster: TLS certificate " + tlsFiles.certificate() + " (clients trust this)");
@@ -321,8 +335,8 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--admin-base must leave " + nodeCount
                     + " ports within 1..65535, or be 0");
         }
-        if (metricsBase != 0 && (metricsBase < 1 || metricsBase + nodeCount - 1 > 65535)) {
-            throw new ParameterException(spec.commandLine(), "--metrics-base must leave " + nodeCount
+        if (metricsBase != 0 && (metricsBase < 1 || metricsBase + nodeCount > 65535)) {
+            throw new ParameterException(spec.commandLine(), "--metrics-base must leave " + (nodeCount + 1)
                     + " ports within 1..65535, or be 0");
         }
         try {
@@ -600,6 +614,10 @@ final class ClusterCommand implements Callable<Integer> {
     private void stopAll() {
         if (!stopping.compareAndSet(false, true)) {
             return;
+        }
+        MetricsServer exporter = balancerMetrics;
+        if (exporter != null) {
+            exporter.close();
         }
         SipBalancer lb = balancer;
         if (lb != null) {

@@ -1,5 +1,6 @@
 package org.p2psip.servlet.cli;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,11 +10,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
+import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.tls.TlsListener;
+import org.p2psip.servlet.metrics.MetricsServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +87,13 @@ final class LbCommand implements Callable<Integer> {
             description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
     int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
+            description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics: client requests sent to "
+                    + "each node, each node's health and shedding, what was forwarded, answered, dropped and "
+                    + "closed, and the JVM's CPU, memory and collections. Unauthenticated: bind it where only "
+                    + "your monitoring reaches it. Default: off.")
+    HostPort metrics;
+
     @Mixin
     SourceOptions sources = new SourceOptions();
 
@@ -117,15 +128,31 @@ final class LbCommand implements Callable<Integer> {
             OneLineErrors.print(spec.commandLine(), e.getMessage());
             return OneLineErrors.FAILURE;
         }
+        MetricsServer exporter = null;
+        if (metrics != null) {
+            try {
+                exporter = MetricsServer.start(metrics,
+                        () -> BalancerMetricsText.render(balancer, System.nanoTime()) + ProcessMetricsText.render());
+            } catch (IOException e) {
+                balancer.close();
+                OneLineErrors.print(spec.commandLine(), "cannot serve --metrics on " + metrics + ": " + e.getMessage());
+                return OneLineErrors.FAILURE;
+            }
+        }
+        MetricsServer served = exporter;
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (served != null) {
+                served.close();
+            }
             balancer.close();
             stopped.countDown();
         }, "p2psip-lb-shutdown"));
-        LOG.info("p2psip lb listening on sip:{} (udp, tcp){}{} balancing {} policy={}", balancer.address(),
+        LOG.info("p2psip lb listening on sip:{} (udp, tcp){}{} balancing {} policy={}{}", balancer.address(),
                 advertise == null ? "" : " advertised as " + advertise.host()
                         + (advertise.port() == 0 ? "" : ":" + advertise.port()),
-                balancer.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), describe(nodes), policy);
+                balancer.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), describe(nodes), policy,
+                served == null ? "" : " metrics=http://" + served.address() + "/metrics");
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -151,11 +151,12 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (text format 0.0.4): "
-                    + "the histogram p2psip_dht_operation_duration_seconds, the time from each DHT call to its "
-                    + "completion, labelled operation (get, put, remove, placement) and outcome (ok; conflict, "
-                    + "a conditional write that lost its compare-and-set; error), and the gauge "
-                    + "p2psip_dht_stored_entries. Unauthenticated: bind it where only your monitoring can reach "
-                    + "it. Default: off.")
+                    + "SIP requests by method and responses by status class, REGISTER and INVITE times to the "
+                    + "final response, DHT operation times by operation (get, put, remove, placement) and "
+                    + "outcome (ok; conflict, a conditional write that lost its compare-and-set; error), values "
+                    + "stored, the share of the key space owned, key operations on owned keys and others, 503s "
+                    + "for overload, and the JVM's CPU, memory and collections. Unauthenticated: bind it where "
+                    + "only your monitoring can reach it. Default: off.")
     HostPort metrics;
 
     @Option(names = "--dht-option", paramLabel = "KEY=VALUE",

@@ -7,9 +7,13 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.p2psip.core.metrics.DhtLatencies;
+import org.p2psip.core.metrics.ProcessMetricsText;
+import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.net.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,10 +22,11 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * A node's metrics endpoint (HTTP, {@code --metrics HOST:PORT}) for
- * Prometheus and the scale benchmark: {@code GET /metrics} answers 200
- * with {@link PrometheusText}; any other path is 404, any other method on
- * it 405. Unauthenticated and read-only, like every Prometheus target:
+ * The metrics endpoint of a node or a balancer (HTTP, {@code --metrics
+ * HOST:PORT}) for Prometheus and the scale benchmark: {@code GET /metrics}
+ * answers 200 with the text format (a node's is {@link PrometheusText}
+ * and {@link ProcessMetricsText}); any other path is 404, any other method
+ * on it 405, and a scrape that fails 500. Unauthenticated and read-only, like every Prometheus target:
  * bind it where only the monitoring can reach it.
  */
 public final class MetricsServer implements AutoCloseable {
@@ -32,17 +37,12 @@ public final class MetricsServer implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService thread;
-    private final DhtLatencies latencies;
-    private final LongSupplier storedEntries;
-    private final LongSupplier overloadRejections;
+    private final Supplier<String> scrape;
 
-    private MetricsServer(HttpServer server, ExecutorService thread, DhtLatencies latencies,
-                          LongSupplier storedEntries, LongSupplier overloadRejections) {
+    private MetricsServer(HttpServer server, ExecutorService thread, Supplier<String> scrape) {
         this.server = server;
         this.thread = thread;
-        this.latencies = latencies;
-        this.storedEntries = storedEntries;
-        this.overloadRejections = overloadRejections;
+        this.scrape = scrape;
     }
 
     /**
@@ -50,10 +50,24 @@ public final class MetricsServer implements AutoCloseable {
      *
      * @param storedEntries the DHT's {@code storedEntries()}, read per scrape
      * @param overloadRejections the node's count of requests shed with 503, read per scrape
+     * @param traffic the node's SIP requests, responses and their times
+     * @param ownedShare the share of the key space the node owns, NaN when the backend cannot tell
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
     public static MetricsServer start(HostPort address, DhtLatencies latencies, LongSupplier storedEntries,
-                                      LongSupplier overloadRejections) throws IOException {
+                                      LongSupplier overloadRejections, SipTraffic traffic,
+                                      DoubleSupplier ownedShare) throws IOException {
+        return start(address, () -> nodeScrape(latencies, storedEntries, overloadRejections, traffic, ownedShare));
+    }
+
+    /**
+     * Binds {@code address} and serves {@code scrape}'s text, taken afresh
+     * at each request, until {@link #close}: the balancer's metrics, or
+     * anything else in the text format.
+     *
+     * @throws IOException when the host does not resolve or the port cannot be bound
+     */
+    public static MetricsServer start(HostPort address, Supplier<String> scrape) throws IOException {
         // Resolved here so an unknown host fails as one, not as an unresolved-address bind error.
         InetAddress host = InetAddress.getByName(address.host());
         HttpServer http = HttpServer.create(new InetSocketAddress(host, address.port()), 16);
@@ -63,7 +77,7 @@ public final class MetricsServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        MetricsServer metrics = new MetricsServer(http, thread, latencies, storedEntries, overloadRejections);
+        MetricsServer metrics = new MetricsServer(http, thread, scrape);
         http.createContext("/", metrics::handle);
         http.setExecutor(thread);
         http.start();
@@ -92,7 +106,15 @@ public final class MetricsServer implements AutoCloseable {
                 exchange.getResponseHeaders().set("Allow", "GET");
                 reply(exchange, 405, TEXT, "no " + method + " " + PATH + "; only GET\n");
             } else {
-                reply(exchange, 200, PrometheusText.CONTENT_TYPE, scrape());
+                String text;
+                try {
+                    text = scrape.get();
+                } catch (RuntimeException e) {
+                    LOG.warn("a metrics scrape failed: {}", e.toString());
+                    reply(exchange, 500, TEXT, "the scrape failed: " + e.getMessage() + "\n");
+                    return;
+                }
+                reply(exchange, 200, PrometheusText.CONTENT_TYPE, text);
             }
         } catch (IOException e) {
             // The scraper went away mid-answer; the next scrape starts afresh.
@@ -100,7 +122,8 @@ public final class MetricsServer implements AutoCloseable {
         }
     }
 
-    private String scrape() {
+    private static String nodeScrape(DhtLatencies latencies, LongSupplier storedEntries,
+                                     LongSupplier overloadRejections, SipTraffic traffic, DoubleSupplier ownedShare) {
         long stored;
         try {
             stored = storedEntries.getAsLong();
@@ -109,8 +132,18 @@ public final class MetricsServer implements AutoCloseable {
             LOG.debug("stored entries unavailable: {}", e.toString());
             stored = -1;
         }
+        double share;
+        try {
+            share = ownedShare.getAsDouble();
+        } catch (RuntimeException e) {
+            LOG.debug("owned share unavailable: {}", e.toString());
+            share = Double.NaN;
+        }
         return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership(),
-                overloadRejections.getAsLong());
+                overloadRejections.getAsLong())
+                + (Double.isNaN(share) ? "" : PrometheusText.ownedShare(share))
+                + PrometheusText.sipTraffic(traffic)
+                + ProcessMetricsText.render();
     }
 
     private static void reply(HttpExchange exchange, int status, String contentType, String text) throws IOException {

@@ -8,6 +8,7 @@ import org.p2psip.core.metrics.DhtLatencySeries;
 import org.p2psip.core.metrics.KeyOwnership;
 import org.p2psip.core.metrics.LatencyHistogram;
 import org.p2psip.core.metrics.LatencySnapshot;
+import org.p2psip.core.metrics.SipTraffic;
 
 /**
  * A node's metrics in the Prometheus text exposition format 0.0.4: the
@@ -19,8 +20,10 @@ import org.p2psip.core.metrics.LatencySnapshot;
  * (whether the node owned the key: {@code local}, {@code remote} or
  * {@code unknown}); then the {@value #OVERLOAD_REJECTIONS} counter, the
  * requests the node's overload gate answered 503 instead of queueing
- * (RFC 3261 §21.5.4), which a balancer relays as 500. Numbers are written
- * exactly, from nanoseconds, never through a binary fraction.
+ * (RFC 3261 §21.5.4), which a balancer relays as 500. {@link #sipTraffic}
+ * and {@link #ownedShare} write the SIP and ownership families a scrape
+ * appends. Numbers are written exactly, from nanoseconds, never through a
+ * binary fraction.
  */
 final class PrometheusText {
 
@@ -29,6 +32,10 @@ final class PrometheusText {
     static final String STORED = "p2psip_dht_stored_entries";
     static final String KEY_OPERATIONS = "p2psip_dht_key_operations_total";
     static final String OVERLOAD_REJECTIONS = "p2psip_sip_overload_rejections_total";
+    static final String REQUESTS = "p2psip_sip_requests_total";
+    static final String RESPONSES = "p2psip_sip_responses_total";
+    static final String REQUEST_DURATION = "p2psip_sip_request_duration_seconds";
+    static final String OWNED_SHARE = "p2psip_dht_owned_key_share";
 
     private PrometheusText() {
     }
@@ -46,8 +53,8 @@ final class PrometheusText {
                 .append(" Time from a DHT call to its completion on this node, by operation and outcome.\n");
         b.append("# TYPE ").append(DURATION).append(" histogram\n");
         for (DhtLatencySeries s : latencies) {
-            histogram(b, "operation=\"" + s.operation().label() + "\",outcome=\"" + s.outcome().label() + "\"",
-                    s.latency());
+            histogram(b, DURATION, "operation=\"" + s.operation().label() + "\",outcome=\"" + s.outcome().label()
+                    + "\"", s.latency());
         }
         if (storedEntries >= 0) {
             b.append("# HELP ").append(STORED)
@@ -69,16 +76,54 @@ final class PrometheusText {
         return b.toString();
     }
 
-    private static void histogram(StringBuilder b, String labels, LatencySnapshot latency) {
+    /**
+     * The SIP families: {@value #REQUESTS} by {@code method}, every method
+     * label on every scrape; {@value #RESPONSES} by {@code method} and
+     * {@code class}, the pairs seen so far; {@value #REQUEST_DURATION} for
+     * REGISTER and INVITE, from the moment a SIP thread takes the request
+     * up to the node's final response (for a proxied INVITE that includes
+     * the callee's ringing).
+     */
+    static String sipTraffic(SipTraffic traffic) {
+        StringBuilder b = new StringBuilder(4_096);
+        b.append("# HELP ").append(REQUESTS).append(" SIP requests that reached this node's handling, by method.\n");
+        b.append("# TYPE ").append(REQUESTS).append(" counter\n");
+        for (SipTraffic.MethodCount c : traffic.requests()) {
+            b.append(REQUESTS).append("{method=\"").append(c.method()).append("\"} ").append(c.count()).append('\n');
+        }
+        b.append("# HELP ").append(RESPONSES)
+                .append(" SIP responses this node sent, by the method they answer and status class.\n");
+        b.append("# TYPE ").append(RESPONSES).append(" counter\n");
+        for (SipTraffic.ResponseCount c : traffic.responses()) {
+            b.append(RESPONSES).append("{method=\"").append(c.method()).append("\",class=\"").append(c.statusClass())
+                    .append("\"} ").append(c.count()).append('\n');
+        }
+        b.append("# HELP ").append(REQUEST_DURATION)
+                .append(" Time from a request's handling starting to this node's final response, by method.\n");
+        b.append("# TYPE ").append(REQUEST_DURATION).append(" histogram\n");
+        for (SipTraffic.MethodLatency l : traffic.latencies()) {
+            histogram(b, REQUEST_DURATION, "method=\"" + l.method() + "\"", l.latency());
+        }
+        return b.toString();
+    }
+
+    /** The {@value #OWNED_SHARE} gauge: the share of the key space this node owns, 0 to 1. */
+    static String ownedShare(double share) {
+        return "# HELP " + OWNED_SHARE + " Share of the DHT's key space this node owns (0 to 1).\n"
+                + "# TYPE " + OWNED_SHARE + " gauge\n"
+                + OWNED_SHARE + ' ' + share + '\n';
+    }
+
+    private static void histogram(StringBuilder b, String name, String labels, LatencySnapshot latency) {
         List<Long> bounds = LatencyHistogram.UPPER_BOUNDS_NANOS;
         List<Long> counts = latency.cumulativeCounts();
         for (int i = 0; i <= bounds.size(); i++) {
             String le = i < bounds.size() ? seconds(bounds.get(i)) : "+Inf";
-            b.append(DURATION).append("_bucket{").append(labels).append(",le=\"").append(le).append("\"} ")
+            b.append(name).append("_bucket{").append(labels).append(",le=\"").append(le).append("\"} ")
                     .append(counts.get(i)).append('\n');
         }
-        b.append(DURATION).append("_sum{").append(labels).append("} ").append(seconds(latency.sumNanos())).append('\n');
-        b.append(DURATION).append("_count{").append(labels).append("} ").append(latency.count()).append('\n');
+        b.append(name).append("_sum{").append(labels).append("} ").append(seconds(latency.sumNanos())).append('\n');
+        b.append(name).append("_count{").append(labels).append("} ").append(latency.count()).append('\n');
     }
 
     /** Nanoseconds as plain decimal seconds: 500000 is "0.0005", 1000000000 is "1". */

@@ -32,12 +32,14 @@ import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.dht.DhtProvider;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.metrics.DhtLatencies;
+import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminServer;
@@ -158,13 +160,14 @@ public final class FrontNode implements AutoCloseable {
         EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
+        SipTraffic traffic = new SipTraffic();
         SipStackImpl stack = null;
         AdminServer admin = null;
         MetricsServer metrics = null;
         try {
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
-                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards);
+                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic);
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -180,7 +183,7 @@ public final class FrontNode implements AutoCloseable {
                 ownTls = Optional.of(new HostPort(self.host(), tls.getPort()));
             }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
-                    new AddressFactoryImpl(), self);
+                    new AddressFactoryImpl(), self, traffic);
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
             TrustSettings trust = settings.trust();
             ServedDomains domains = servedDomains(trust, self.hostPort());
@@ -272,10 +275,11 @@ public final class FrontNode implements AutoCloseable {
         return Optional.of(a);
     }
 
-    private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards)
-            throws NodeStartException {
+    private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
+                                              SipTraffic traffic) throws NodeStartException {
         try {
-            return MetricsServer.start(address, latencies, dht::storedEntries, guards::shed);
+            return MetricsServer.start(address, latencies, dht::storedEntries, guards::shed, traffic,
+                    () -> dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN));
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }

@@ -63,6 +63,7 @@ final class NodeListener implements SipListener {
         boolean ack = Request.ACK.equals(method);
         if (request instanceof gov.nist.javax.sip.message.MessageExt m
                 && m.getApplicationData() instanceof RequestDefect defect) {
+            sip.traffic().received(method);
             if (ack) {
                 counters.countDropped();
             } else {
@@ -71,6 +72,7 @@ final class NodeListener implements SipListener {
             return;
         }
         if (ack) {
+            sip.traffic().received(method);
             // An ACK inside a server transaction acknowledges a non-2xx this
             // node sent; it ends there (RFC 3261 §17.2.1).
             if (event.getServerTransaction() == null) {
@@ -87,6 +89,8 @@ final class NodeListener implements SipListener {
         if (inbound.ignore()) {
             return;
         }
+        // Counted once its transaction is known: a retransmission the stack absorbs is not a request of its own.
+        sip.traffic().received(method);
         ServerTransaction st = inbound.transaction();
         try {
             HeaderScreen.check(request);

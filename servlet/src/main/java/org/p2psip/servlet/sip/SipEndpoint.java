@@ -9,12 +9,14 @@ import javax.sip.SipProvider;
 import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionUnavailableException;
 import javax.sip.address.AddressFactory;
+import javax.sip.header.CSeqHeader;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.ToHeader;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
+import org.p2psip.core.metrics.SipTraffic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,9 +35,14 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
  * @param headers    JAIN-SIP's header factory
  * @param addresses  JAIN-SIP's address factory
  * @param self       this node's address
+ * @param traffic    where each response sent is counted, and the final ones timed
  */
 public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderFactory headers,
-                          AddressFactory addresses, SelfAddress self) {
+                          AddressFactory addresses, SelfAddress self, SipTraffic traffic) {
+
+    /** When a SIP thread took a request up, kept on its server transaction until the final response. */
+    private record Arrival(long nanos) {
+    }
 
     private static final Logger LOG = LoggerFactory.getLogger(SipEndpoint.class);
 
@@ -51,6 +58,9 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
     public Inbound serverTransaction(javax.sip.RequestEvent event) {
         ServerTransaction st = event.getServerTransaction();
         if (st != null) {
+            if (st.getApplicationData() == null) {
+                st.setApplicationData(new Arrival(System.nanoTime()));
+            }
             return new Inbound(st, false);
         }
         Request request = event.getRequest();
@@ -58,7 +68,9 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
             return Inbound.IGNORE;
         }
         try {
-            return new Inbound(provider.getNewServerTransaction(request), false);
+            ServerTransaction created = provider.getNewServerTransaction(request);
+            created.setApplicationData(new Arrival(System.nanoTime()));
+            return new Inbound(created, false);
         } catch (TransactionAlreadyExistsException e) {
             return isRetransmission(request) ? Inbound.IGNORE : Inbound.STATELESS;
         } catch (TransactionUnavailableException e) {
@@ -120,8 +132,22 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
             } else {
                 provider.sendResponse(response);
             }
+            count(st, response);
         } catch (SipException | RuntimeException | javax.sip.InvalidArgumentException e) {
             LOG.debug("could not send {} {}: {}", response.getStatusCode(), response.getReasonPhrase(), e.toString());
+        }
+    }
+
+    /** Counts a response sent; the first final one through a transaction is timed from the request's arrival. */
+    private void count(ServerTransaction st, Response response) {
+        CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
+        String method = cseq == null ? null : cseq.getMethod();
+        int status = response.getStatusCode();
+        if (status >= 200 && st != null && st.getApplicationData() instanceof Arrival arrival) {
+            st.setApplicationData(null);
+            traffic.answeredFinal(method, status, System.nanoTime() - arrival.nanos());
+        } else {
+            traffic.answered(method, status);
         }
     }
 

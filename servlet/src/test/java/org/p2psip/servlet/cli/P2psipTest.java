@@ -174,7 +174,17 @@ class P2psipTest {
         String help = run("node", "--help").out();
 
         assertTrue(help.contains("--metrics=HOST:PORT"), help);
-        assertTrue(help.contains("p2psip_dht_operation_duration_seconds"), help);
+        String flat = help.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("SIP requests by method"), help);
+        assertTrue(flat.contains("DHT operation times"), help);
+    }
+
+    @Test
+    void lbHelpExplainsItsMetricsEndpoint() {
+        String flat = run("lb", "--help").out().replaceAll("\\s+", " ");
+
+        assertTrue(flat.contains("--metrics=HOST:PORT"), flat);
+        assertTrue(flat.contains("client requests sent to each node"), flat);
     }
 
     @Test

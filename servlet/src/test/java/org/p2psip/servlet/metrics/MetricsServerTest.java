@@ -24,6 +24,7 @@ import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.local.LocalDht;
 import org.p2psip.core.metrics.DhtLatencies;
+import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
 
@@ -37,12 +38,14 @@ class MetricsServerTest {
     private final DhtLatencies latencies = new DhtLatencies();
     private Dht dht;
     private MetricsServer server;
+    private final SipTraffic traffic = new SipTraffic();
 
     @BeforeEach
     void start() throws IOException {
         dht = new TimedDht(new LocalDht(new LocalDht.Store(Clock.systemUTC(), SELF), SELF, () -> { }), latencies,
                 System::nanoTime);
-        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries, () -> 0);
+        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries, () -> 0,
+                traffic, () -> 0.25);
     }
 
     @AfterEach
@@ -117,10 +120,29 @@ class MetricsServerTest {
     }
 
     @Test
+    void aScrapeCarriesTheSipTrafficTheOwnedShareAndTheProcess() throws Exception {
+        traffic.received("REGISTER");
+        traffic.received("REGISTER");
+        traffic.answeredFinal("REGISTER", 200, 2_000_000);
+        traffic.answeredFinal("REGISTER", 401, 400_000);
+        String text = send("GET", "/metrics").body();
+        assertEquals(2, value(text, "p2psip_sip_requests_total{method=\"REGISTER\"}"));
+        assertEquals(0, value(text, "p2psip_sip_requests_total{method=\"INVITE\"}"));
+        assertEquals(1, value(text, "p2psip_sip_responses_total{method=\"REGISTER\",class=\"2xx\"}"));
+        assertEquals(1, value(text, "p2psip_sip_responses_total{method=\"REGISTER\",class=\"4xx\"}"));
+        assertEquals(2, value(text, "p2psip_sip_request_duration_seconds_count{method=\"REGISTER\"}"));
+        assertEquals(1, value(text, "p2psip_sip_request_duration_seconds_bucket{method=\"REGISTER\",le=\"0.0005\"}"));
+        assertTrue(text.contains("\np2psip_dht_owned_key_share 0.25\n"), text);
+        assertTrue(text.contains("\nprocess_cpu_seconds_total "), text);
+        assertTrue(text.contains("\njvm_threads_current "), text);
+    }
+
+    @Test
     void aBusyPortFailsTheStartWithAnIoException() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThrows(IOException.class, () -> MetricsServer.start(
-                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1, () -> 0));
+                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1, () -> 0, new SipTraffic(),
+                    () -> Double.NaN));
         }
     }
 }

@@ -39,7 +39,7 @@ class MetricsEndpointIntegrationTest {
     }
 
     @Test
-    void aRegisterShowsUpAsOneSuccessfulWriteAndOneStoredEntryInTheScrape() throws Exception {
+    void aRegisterShowsUpAsOneRequestOneSuccessfulWriteAndOneStoredEntryInTheScrape() throws Exception {
         try (UdpPeer ua = new UdpPeer()) {
             String aor = "sip:m-" + UUID.randomUUID() + "@example.com";
             ua.send(RequestText.standard("REGISTER", "sip:example.com", ua.hostPort(), aor, aor,
@@ -55,6 +55,10 @@ class MetricsEndpointIntegrationTest {
         assertTrue(r.body().contains(
                 "\np2psip_dht_operation_duration_seconds_count{operation=\"put\",outcome=\"ok\"} 1\n"), r.body());
         assertTrue(r.body().contains("\np2psip_dht_stored_entries 1\n"), r.body());
+        assertTrue(r.body().contains("\np2psip_sip_requests_total{method=\"REGISTER\"} 1\n"), r.body());
+        assertTrue(r.body().contains("\np2psip_sip_responses_total{method=\"REGISTER\",class=\"2xx\"} 1\n"), r.body());
+        assertTrue(r.body().contains("\np2psip_sip_request_duration_seconds_count{method=\"REGISTER\"} 1\n"),
+                r.body());
     }
 
     @Test

@@ -7,6 +7,7 @@ import javax.sip.header.HeaderFactory;
 import javax.sip.message.MessageFactory;
 import javax.sip.message.Request;
 
+import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.testing.RequestText;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.sip.SelfAddress;
@@ -37,6 +38,7 @@ public final class Messages {
 
     /** An endpoint with no provider, enough to build responses. */
     public static SipEndpoint endpoint() {
-        return new SipEndpoint(null, MESSAGES, HEADERS, ADDRESSES, new SelfAddress("127.0.0.1", 5060));
+        return new SipEndpoint(null, MESSAGES, HEADERS, ADDRESSES, new SelfAddress("127.0.0.1", 5060),
+                new SipTraffic());
     }
 }

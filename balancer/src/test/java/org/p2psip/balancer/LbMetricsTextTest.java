@@ -1,0 +1,51 @@
+package org.p2psip.balancer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.p2psip.balancer.LbWire.StubNode;
+import org.p2psip.balancer.LbWire.Udp;
+import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
+
+/** The balancer's metrics text counts, per node, the client requests it really sent there. */
+@Timeout(60)
+class LbMetricsTextTest {
+
+    private static long value(String text, String series) {
+        Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(text);
+        assertTrue(m.find(), () -> series + " missing from\n" + text);
+        return (long) Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void requestsSentToANodeAreCountedUnderItsAddressAndAnUnansweredNodeIsDown() throws Exception {
+        HostPort silent = new HostPort("127.0.0.1", 9);
+        try (StubNode node = new StubNode();
+             SipBalancer balancer = SipBalancer.start(BalancerSettings.of(new HostPort("127.0.0.1", 0),
+                     List.of(node.hostPort(), silent), BalancingPolicy.CALL_ID).withProbes(Duration.ofMillis(100), 2));
+             Udp client = new Udp("127.0.0.2")) {
+            Eventually.until(() -> !balancer.nodes().isUp(1), LbWire.WAIT, "the silent node taken down");
+            for (int i = 0; i < 3; i++) {
+                client.send(LbWire.request("OPTIONS", client.hostPort().toString(), "UDP", "m-" + i, ""),
+                        balancer.address());
+                client.expectResponse(200);
+            }
+            String text = BalancerMetricsText.render(balancer, System.nanoTime());
+            assertEquals(3, value(text, "p2psip_lb_node_requests_total{node=\"" + node.hostPort() + "\"}"));
+            assertEquals(0, value(text, "p2psip_lb_node_requests_total{node=\"" + silent + "\"}"));
+            assertEquals(1, value(text, "p2psip_lb_node_up{node=\"" + node.hostPort() + "\"}"));
+            assertEquals(0, value(text, "p2psip_lb_node_up{node=\"" + silent + "\"}"));
+            assertEquals(3, value(text, "p2psip_lb_requests_forwarded_total"));
+            assertTrue(value(text, "p2psip_lb_responses_forwarded_total") >= 3, text);
+            assertEquals(0, value(text, "p2psip_lb_messages_dropped_total{reason=\"malformed\"}"));
+        }
+    }
+}
