@@ -28,7 +28,7 @@ import org.p2psip.core.testing.FreePorts;
 final class OverlayNodes implements AutoCloseable {
 
     /** One node process and its ports; {@code metrics} is 0 when it serves none. */
-    record Member(NodeProcess process, int sip, int overlay, int metrics) {
+    record Member(NodeProcess process, int sip, int overlay, int metrics, int admin) {
         /** The overlay address, from which the backends derive the node's id. */
         String overlayAddress() {
             return "127.0.0.1:" + overlay;
@@ -40,6 +40,11 @@ final class OverlayNodes implements AutoCloseable {
     private final Optional<String> domain;
     private final Optional<Integer> balancer;
     private final String secret = "overlay-test-" + UUID.randomUUID();
+
+    /** The secret the nodes share: their overlay's, and what signs requests to their admin endpoints. */
+    String secret() {
+        return secret;
+    }
     private final List<Member> members = new ArrayList<>();
     /** Every node started, including those since stopped or killed, for the output of a failed test. */
     private final List<Member> started = new ArrayList<>();
@@ -99,13 +104,16 @@ final class OverlayNodes implements AutoCloseable {
         if (!extraArgs.isEmpty()) {
             args.addAll(List.of(extraArgs.split("\\s+")));
         }
+        // Every node serves the admin endpoint, signed with the overlay's secret, for 'p2psip status' and 'aor'.
+        int admin = FreePorts.udpAndTcp();
+        args.addAll(List.of("--admin", "127.0.0.1:" + admin));
         int metrics = 0;
         if (balancer.isPresent()) {
             metrics = FreePorts.udpAndTcp();
             args.addAll(List.of("--record-route", "127.0.0.1:" + balancer.get(), "--alias", "127.0.0.1:" + balancer.get(),
                     "--metrics", "127.0.0.1:" + metrics));
         }
-        Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay, metrics);
+        Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay, metrics, admin);
         members.add(m);
         started.add(m);
         return m;

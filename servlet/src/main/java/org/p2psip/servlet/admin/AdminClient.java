@@ -3,6 +3,7 @@ package org.p2psip.servlet.admin;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,9 +13,14 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 import org.p2psip.core.auth.UserCredentials;
 import org.p2psip.core.location.AddressOfRecord;
@@ -92,6 +98,112 @@ public final class AdminClient {
         return users;
     }
 
+    /** A peer as the admin endpoint names it: its DHT id and SIP address, if it has one. */
+    public record PeerReport(String id, Optional<String> sip) {
+    }
+
+    /** A live binding: seconds left, its q if set (0..1000), its contact. */
+    public record BindingReport(long secondsLeft, OptionalInt q, String contact) {
+    }
+
+    /** An AOR's bindings and where the DHT keeps them. */
+    public record AorReport(String aor, PeerReport owner, List<PeerReport> replicas, List<BindingReport> bindings) {
+    }
+
+    /**
+     * One node as its admin endpoint describes itself.
+     *
+     * @param stored values its DHT holds, empty when the backend cannot tell
+     * @param owns   the share of the key space it owns (0 to 1), empty when the backend cannot tell
+     */
+    public record NodeReport(HostPort admin, String id, String sip, String backend, OptionalLong stored,
+                             OptionalDouble owns, long requests, long registers, long invites, long uptimeSeconds) {
+    }
+
+    /** {@code aor}'s bindings, owner and replicas, from the first node that answers. */
+    public AorReport aor(AddressOfRecord aor) throws AdminException {
+        String text = call("GET", aorPath(aor), "");
+        String name = aor.toString();
+        PeerReport owner = null;
+        List<PeerReport> replicas = new ArrayList<>();
+        List<BindingReport> bindings = new ArrayList<>();
+        try {
+            for (String line : text.split("\n")) {
+                String[] f = line.split(" ", 4);
+                switch (f[0]) {
+                    case "aor" -> name = f[1];
+                    case "owner" -> owner = peer(f);
+                    case "replica" -> replicas.add(peer(f));
+                    case "binding" -> bindings.add(new BindingReport(Long.parseLong(f[1]),
+                            f[2].equals("-") ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(f[2])), f[3]));
+                    default -> {
+                        // A line a newer node adds: not this client's business.
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new AdminException("the node described " + aor + " in a way this client cannot read: " + e);
+        }
+        if (owner == null) {
+            throw new AdminException("the node named no owner for " + aor);
+        }
+        return new AorReport(name, owner, replicas, bindings);
+    }
+
+    /** Removes every binding of {@code aor}; how many there were. */
+    public int removeAor(AddressOfRecord aor) throws AdminException {
+        String text = call("DELETE", aorPath(aor), "").trim();
+        if (!text.startsWith("removed ")) {
+            throw new AdminException("unexpected answer to a removal: " + text);
+        }
+        return Integer.parseInt(text.substring(8).trim());
+    }
+
+    /** Each node's own report, in the order given; a node that does not answer is an exception in its place. */
+    public List<Result<NodeReport>> nodes() {
+        List<Result<NodeReport>> out = new ArrayList<>();
+        for (HostPort node : nodes) {
+            try {
+                out.add(new Result<>(node, Optional.of(node(node)), Optional.empty()));
+            } catch (AdminException e) {
+                out.add(new Result<>(node, Optional.empty(), Optional.of(e)));
+            }
+        }
+        return out;
+    }
+
+    /** What one admin endpoint answered, or why it did not. */
+    public record Result<T>(HostPort admin, Optional<T> value, Optional<AdminException> failure) {
+    }
+
+    private NodeReport node(HostPort node) throws AdminException {
+        Map<String, String> f = new HashMap<>();
+        for (String line : callOne(node, "GET", "/v1/node", "").split("\n")) {
+            int space = line.indexOf(' ');
+            if (space > 0) {
+                f.put(line.substring(0, space), line.substring(space + 1).trim());
+            }
+        }
+        try {
+            return new NodeReport(node, f.get("id"), f.get("sip"), f.get("backend"),
+                    "-".equals(f.get("stored")) ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(f.get("stored"))),
+                    "-".equals(f.get("owns")) ? OptionalDouble.empty() : OptionalDouble.of(Double.parseDouble(f.get("owns"))),
+                    Long.parseLong(f.get("requests")), Long.parseLong(f.get("registers")),
+                    Long.parseLong(f.get("invites")), Long.parseLong(f.get("uptime")));
+        } catch (RuntimeException e) {
+            throw new AdminException(node + " described itself in a way this client cannot read: " + f);
+        }
+    }
+
+    private static PeerReport peer(String[] fields) {
+        return new PeerReport(fields[1], fields[2].equals("-") ? Optional.empty() : Optional.of(fields[2]));
+    }
+
+    private static String aorPath(AddressOfRecord aor) {
+        // The user part may hold characters a path may not (RFC 3261 §25.1 allows ?, / and escapes).
+        return "/v1/aors/" + URLEncoder.encode(aor.key(), StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     /** {@code user@domain} (or a sip: URI) as the cluster names it: aliases become the default domain. */
     public static AddressOfRecord canonical(String text, ServedDomains domains) throws AdminException {
         String uri = text.regionMatches(true, 0, "sip:", 0, 4) || text.regionMatches(true, 0, "sips:", 0, 5)
@@ -111,39 +223,52 @@ public final class AdminClient {
     }
 
     private String call(String method, String path, String body) throws AdminException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         AdminException last = null;
         for (HostPort node : nodes) {
-            byte[] n = new byte[12];
-            random.nextBytes(n);
-            HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + uriHost(node) + ":" + node.port() + path))
-                    .timeout(Duration.ofSeconds(180))
-                    .header("Authorization", signature.sign(method, path, clock.instant(), HexFormat.of().formatHex(n), bytes))
-                    .method(method, HttpRequest.BodyPublishers.ofByteArray(bytes))
-                    .build();
-            HttpResponse<String> response;
             try {
-                response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            } catch (ConnectException | HttpTimeoutException e) {
-                last = new AdminException("no admin endpoint answers at " + node);
-                continue;
-            } catch (IOException e) {
-                last = new AdminException("admin endpoint " + node + ": " + e.getMessage());
-                continue;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AdminException("interrupted");
+                return callOne(node, method, path, body);
+            } catch (Unreachable e) {
+                last = e;
             }
-            if (response.statusCode() == 200) {
-                return response.body();
-            }
-            String reason = response.body().strip().replace('\n', ' ');
-            throw new AdminException(switch (response.statusCode()) {
-                case 401 -> node + " refused the request: " + reason + " (is the cluster secret the nodes' one?)";
-                default -> node + " answered " + response.statusCode() + ": " + reason;
-            });
         }
         throw last;
+    }
+
+    /** A node that could not be reached: the next one may answer. */
+    private static final class Unreachable extends AdminException {
+        Unreachable(String message) {
+            super(message);
+        }
+    }
+
+    private String callOne(HostPort node, String method, String path, String body) throws AdminException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        byte[] n = new byte[12];
+        random.nextBytes(n);
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + uriHost(node) + ":" + node.port() + path))
+                .timeout(Duration.ofSeconds(180))
+                .header("Authorization", signature.sign(method, path, clock.instant(), HexFormat.of().formatHex(n), bytes))
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(bytes))
+                .build();
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (ConnectException | HttpTimeoutException e) {
+            throw new Unreachable("no admin endpoint answers at " + node);
+        } catch (IOException e) {
+            throw new Unreachable("admin endpoint " + node + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AdminException("interrupted");
+        }
+        if (response.statusCode() == 200) {
+            return response.body();
+        }
+        String reason = response.body().strip().replace('\n', ' ');
+        throw new AdminException(switch (response.statusCode()) {
+            case 401 -> node + " refused the request: " + reason + " (is the cluster secret the nodes' one?)";
+            default -> node + " answered " + response.statusCode() + ": " + reason;
+        });
     }
 
     private static String uriHost(HostPort node) {
@@ -151,7 +276,7 @@ public final class AdminClient {
     }
 
     /** An admin request that failed, with a one-line reason. */
-    public static final class AdminException extends Exception {
+    public static class AdminException extends Exception {
         public AdminException(String message) {
             super(message, null, false, false);
         }

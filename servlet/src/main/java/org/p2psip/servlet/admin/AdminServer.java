@@ -5,11 +5,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.lang.management.ManagementFactory;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,8 +24,16 @@ import java.util.concurrent.TimeoutException;
 
 import org.p2psip.core.auth.CredentialStore;
 import org.p2psip.core.auth.UserCredentials;
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.Peer;
+import org.p2psip.core.dht.Placement;
 import org.p2psip.core.location.AddressOfRecord;
+import org.p2psip.core.location.Binding;
+import org.p2psip.core.location.ContactSpec;
+import org.p2psip.core.location.RegisterOutcome;
+import org.p2psip.core.location.RegisterRequest;
 import org.p2psip.core.location.ServedDomains;
+import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.net.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +52,10 @@ import com.sun.net.httpserver.HttpServer;
  * GET    /v1/users     every user, "sip:user@domain" per line
  * POST   /v1/users     add or replace users ({@link UserLines#credentials})
  * DELETE /v1/users     remove users ({@link UserLines#aors}); answers how many existed
+ * GET    /v1/node      this node: "NAME VALUE" lines ({@link #nodeText})
+ * GET    /v1/aors/A    the bindings, owner and replicas of user@domain A ({@link #aorText})
+ * DELETE /v1/aors/A    remove every binding of A (RFC 3261 §10.3 step 6, a wildcard with a
+ *                      Call-ID of its own); answers how many there were
  * </pre>
  * Answers are text: 200 with the result, or a one-line reason with 400
  * (bad input, nothing written), 401 (not signed with the secret), 404,
@@ -49,6 +66,7 @@ public final class AdminServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
     private static final int MAX_BODY = 16 * 1024 * 1024;
     private static final Duration DHT_WAIT = Duration.ofSeconds(120);
+    private static final String AORS = "/v1/aors/";
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -56,29 +74,33 @@ public final class AdminServer implements AutoCloseable {
     private final ServedDomains domains;
     private final CredentialStore credentials;
     private final Clock clock;
+    private final AdminView view;
+    private final SecureRandom random = new SecureRandom();
     /** Nonces of accepted requests until they leave the signature window. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
     private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, ServedDomains domains,
-                        CredentialStore credentials, Clock clock) {
+                        CredentialStore credentials, Clock clock, AdminView view) {
         this.server = server;
         this.threads = threads;
         this.signature = signature;
         this.domains = domains;
         this.credentials = credentials;
         this.clock = clock;
+        this.view = view;
     }
 
     /** Binds {@code address} and serves until {@link #close}. */
     public static AdminServer start(HostPort address, byte[] secret, ServedDomains domains,
-                                    CredentialStore credentials, Clock clock) throws IOException {
+                                    CredentialStore credentials, Clock clock, AdminView view) throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 16);
         ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "p2psip-admin");
             t.setDaemon(true);
             return t;
         });
-        AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), domains, credentials, clock);
+        AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), domains, credentials, clock,
+                view);
         http.createContext("/", admin::handle);
         http.setExecutor(threads);
         http.start();
@@ -121,8 +143,16 @@ public final class AdminServer implements AutoCloseable {
                 case "GET /v1/users" -> reply(exchange, 200, listText(await(credentials.list())));
                 case "POST /v1/users" -> addUsers(exchange, text);
                 case "DELETE /v1/users" -> removeUsers(exchange, text);
-                default -> reply(exchange, path.startsWith("/v1/domains") || path.startsWith("/v1/users") ? 405 : 404,
-                        "no " + method + " " + path);
+                case "GET /v1/node" -> reply(exchange, 200, nodeText());
+                default -> {
+                    if (path.startsWith(AORS) && ("GET".equals(method) || "DELETE".equals(method))) {
+                        aor(exchange, method, exchange.getRequestURI().getPath().substring(AORS.length()));
+                    } else {
+                        reply(exchange, path.startsWith("/v1/domains") || path.startsWith("/v1/users")
+                                || path.startsWith("/v1/node") || path.startsWith(AORS) ? 405 : 404,
+                                "no " + method + " " + path);
+                    }
+                }
             }
         } catch (RuntimeException | IOException e) {
             LOG.warn("admin request failed: {}", e.toString());
@@ -132,6 +162,98 @@ public final class AdminServer implements AutoCloseable {
                 // The client has gone; nothing else to tell it.
             }
         }
+    }
+
+    /**
+     * This node as {@code p2psip status} shows it, one {@code NAME VALUE}
+     * line each: {@code id}, {@code sip}, {@code backend}, {@code stored}
+     * (values held, or {@code -}), {@code owns} (share of the key space, 0
+     * to 1, or {@code -}), {@code requests}, {@code registers} and
+     * {@code invites} (received so far; two readings give rates) and
+     * {@code uptime} in seconds.
+     */
+    private String nodeText() {
+        Dht dht = view.dht();
+        long stored = dht.storedEntries();
+        long requests = 0;
+        long registers = 0;
+        long invites = 0;
+        for (SipTraffic.MethodCount c : view.traffic().requests()) {
+            requests += c.count();
+            if (c.method().equals("REGISTER")) {
+                registers = c.count();
+            } else if (c.method().equals("INVITE")) {
+                invites = c.count();
+            }
+        }
+        return "id " + dht.self().id() + "\n"
+                + "sip " + view.sip() + "\n"
+                + "backend " + dht.backendName() + "\n"
+                + "stored " + (stored < 0 ? "-" : Long.toString(stored)) + "\n"
+                + "owns " + dht.ownedRanges().map(r -> Double.toString(r.share())).orElse("-") + "\n"
+                + "requests " + requests + "\n"
+                + "registers " + registers + "\n"
+                + "invites " + invites + "\n"
+                + "uptime " + ManagementFactory.getRuntimeMXBean().getUptime() / 1000 + "\n";
+    }
+
+    private void aor(HttpExchange exchange, String method, String name) throws IOException {
+        AddressOfRecord aor;
+        try {
+            aor = AddressOfRecord.parse(name.regionMatches(true, 0, "sip:", 0, 4) ? name : "sip:" + name);
+            if (aor.user().isEmpty()) {
+                throw new IllegalArgumentException("'" + name + "' has no user part");
+            }
+            requireServed(aor);
+        } catch (IllegalArgumentException e) {
+            reply(exchange, 400, e.getMessage());
+            return;
+        }
+        List<Binding> bindings = await(view.locations().lookup(aor));
+        if ("GET".equals(method)) {
+            reply(exchange, 200, aorText(aor, bindings, await(view.dht().placement(aor.key()))));
+            return;
+        }
+        if (bindings.isEmpty()) {
+            reply(exchange, 200, "removed 0");
+            return;
+        }
+        byte[] id = new byte[12];
+        random.nextBytes(id);
+        RegisterRequest removal = new RegisterRequest(aor, List.of(ContactSpec.wildcard()), OptionalLong.of(0),
+                "admin-" + HexFormat.of().formatHex(id), 1, List.of(), view.sip(), "admin");
+        RegisterOutcome outcome = await(view.locations().register(removal));
+        if (outcome instanceof RegisterOutcome.Rejected rejected) {
+            reply(exchange, 500, "the location service refused the removal: " + rejected.statusCode() + " "
+                    + rejected.reason());
+            return;
+        }
+        reply(exchange, 200, "removed " + bindings.size());
+    }
+
+    /**
+     * One AOR as {@code p2psip aor show} reads it: {@code aor URI}; {@code
+     * owner ID SIP} and a {@code replica ID SIP} line per other copy
+     * ({@code -} for a peer without a SIP address); then a {@code binding
+     * SECONDS Q CONTACT} line per live binding, highest q first, with
+     * {@code -} for an unset q.
+     */
+    private String aorText(AddressOfRecord aor, List<Binding> bindings, Placement placement) {
+        StringBuilder b = new StringBuilder();
+        b.append("aor ").append(aor).append('\n');
+        b.append("owner ").append(peerText(placement.owner())).append('\n');
+        placement.replicas().forEach(p -> b.append("replica ").append(peerText(p)).append('\n'));
+        Instant now = clock.instant();
+        for (Binding binding : bindings) {
+            b.append("binding ").append(binding.secondsLeft(now)).append(' ')
+                    .append(binding.q() == Binding.Q_UNSPECIFIED ? "-" : Integer.toString(binding.q())).append(' ')
+                    .append(binding.contact()).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String peerText(Peer peer) {
+        return peer.id() + " " + peer.sip().map(HostPort::toString).orElse("-");
     }
 
     private void addUsers(HttpExchange exchange, String text) throws IOException {

@@ -14,7 +14,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "p2psip", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A distributed SIP proxy/registrar (P2PSIP) on a pluggable DHT.",
-        subcommands = {NodeCommand.class, LbCommand.class, ClusterCommand.class, UserCommand.class})
+        subcommands = {NodeCommand.class, LbCommand.class, ClusterCommand.class, UserCommand.class, StatusCommand.class,
+                AorCommand.class})
 public final class P2psip implements Runnable {
 
     @Spec

@@ -43,6 +43,7 @@ import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminServer;
+import org.p2psip.servlet.admin.AdminView;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.metrics.MetricsServer;
@@ -207,7 +208,8 @@ public final class FrontNode implements AutoCloseable {
                     trust.recordRoute().flatMap(FrontNode::resolved), domains);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
             if (trust.admin().isPresent()) {
-                admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings);
+                admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings,
+                        new AdminView(self.hostPort(), dht, locations, traffic));
             }
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
@@ -254,12 +256,13 @@ public final class FrontNode implements AutoCloseable {
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
-                                          CredentialStore credentials, NodeSettings settings) throws NodeStartException {
+                                          CredentialStore credentials, NodeSettings settings, AdminView view)
+            throws NodeStartException {
         if (settings.trust().clusterSecret().isEmpty()) {
             throw new NodeStartException("the admin endpoint needs the cluster secret to authenticate its clients");
         }
         try {
-            return AdminServer.start(address, secret, domains, credentials, settings.clock());
+            return AdminServer.start(address, secret, domains, credentials, settings.clock(), view);
         } catch (IOException e) {
             throw new NodeStartException("cannot serve the admin endpoint on " + address + ": " + oneLine(e), e);
         }
