@@ -84,14 +84,15 @@ final class AorCommand implements Runnable {
         }
 
         static String json(AorReport r) {
-            return "{\"aor\":" + JsonText.quote(r.aor())
-                    + ",\"owner\":" + peerJson(r.owner())
-                    + ",\"replicas\":" + r.replicas().stream().map(Show::peerJson).collect(Collectors.joining(",", "[", "]"))
-                    + ",\"bindings\":" + r.bindings().stream().map(x -> "{\"contact\":" + JsonText.quote(x.contact())
-                            + ",\"expires\":" + x.secondsLeft()
-                            + ",\"q\":" + (x.q().isPresent() ? String.format(Locale.ROOT, "%.3f", x.q().getAsInt() / 1000.0) : "null")
-                            + "}").collect(Collectors.joining(",", "[", "]"))
-                    + "}\n";
+            String replicas = r.replicas().stream().map(Show::peerJson).collect(Collectors.joining(",", "[", "]"));
+            String bindings = r.bindings().stream().map(Show::bindingJson).collect(Collectors.joining(",", "[", "]"));
+            return "{\"aor\":" + JsonText.quote(r.aor()) + ",\"owner\":" + peerJson(r.owner()) + ",\"replicas\":"
+                    + replicas + ",\"bindings\":" + bindings + "}\n";
+        }
+
+        private static String bindingJson(BindingReport x) {
+            return "{\"contact\":" + JsonText.quote(x.contact()) + ",\"expires\":" + x.secondsLeft() + ",\"q\":"
+                    + (x.q().isPresent() ? String.format(Locale.ROOT, "%.3f", x.q().getAsInt() / 1000.0) : "null") + "}";
         }
 
         private static String peerJson(PeerReport p) {

@@ -38,6 +38,7 @@ import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
+import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
@@ -169,6 +170,12 @@ final class ClusterCommand implements Callable<Integer> {
                     + "the endpoints off. Default: ${DEFAULT-VALUE}.")
     int adminBase = 8001;
 
+    @Option(names = "--log-level", paramLabel = "LEVEL",
+            description = "What the balancer and every node write on standard error: error, warn, info (one line "
+                    + "at start-up, then warnings), debug or trace. Default: info, or what a logback "
+                    + "configuration given with -Dlogback.configurationFile says.")
+    String logLevel;
+
     @Option(names = "--metrics-base", paramLabel = "PORT",
             description = "Prometheus metrics port of the first node on its host (node i gets --metrics HOST:PORT+i-1, "
                     + "served at /metrics; see 'node --help'); the balancer's metrics ('lb --help') follow on "
@@ -284,6 +291,13 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private BalancerSettings validate() {
+        try {
+            if (logLevel != null) {
+                LogLevel.apply(logLevel);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         ProtectionSettings p;
         try {
             p = protection.settings(spec.commandLine());
@@ -479,6 +493,9 @@ final class ClusterCommand implements Callable<Integer> {
         admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
         Optional<HostPort> metrics = nodeMetrics(number);
         metrics.ifPresent(m -> command.addAll(List.of("--metrics", m.toString())));
+        if (logLevel != null) {
+            command.addAll(List.of("--log-level", logLevel));
+        }
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),

@@ -17,6 +17,7 @@ import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.tls.TlsListener;
+import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +95,12 @@ final class LbCommand implements Callable<Integer> {
                     + "your monitoring reaches it. Default: off.")
     HostPort metrics;
 
+    @Option(names = "--log-level", paramLabel = "LEVEL",
+            description = "What the balancer writes on standard error: error, warn, info (one line at start-up, then "
+                    + "warnings), debug or trace. Default: info, or what a logback "
+                    + "configuration given with -Dlogback.configurationFile says.")
+    String logLevel;
+
     @Mixin
     SourceOptions sources = new SourceOptions();
 
@@ -107,6 +114,9 @@ final class LbCommand implements Callable<Integer> {
     public Integer call() {
         BalancerSettings settings;
         try {
+            if (logLevel != null) {
+                LogLevel.apply(logLevel);
+            }
             settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
                     connections.maxMessageBytes(spec.commandLine()), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(sources.limits(spec.commandLine()), sources.trusted(spec.commandLine()))

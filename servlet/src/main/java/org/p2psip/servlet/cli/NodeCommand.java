@@ -1,5 +1,6 @@
 package org.p2psip.servlet.cli;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
@@ -149,6 +151,19 @@ final class NodeCommand implements Callable<Integer> {
                     + "authenticated with the cluster secret. Default: none.")
     HostPort admin;
 
+    @Option(names = "--access-log", paramLabel = "FILE",
+            description = "Append one line per answered transaction to FILE ('-': standard output): UTC time, this "
+                    + "node, method, AOR, status, milliseconds to the answer, Call-ID. Written by a thread of its "
+                    + "own; lines that find it behind are dropped, never waited for. Default: off.")
+    Path accessLog;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL",
+            description = "What the node writes on standard error: error, warn, info (one line at start-up, then "
+                    + "warnings), debug (what its parts decide: peers taken for dead, ranges moved, bad input) or "
+                    + "trace. Default: info, or what a logback "
+                    + "configuration given with -Dlogback.configurationFile says.")
+    String logLevel;
+
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (text format 0.0.4): "
                     + "SIP requests by method and responses by status class, REGISTER and INVITE times to the "
@@ -196,6 +211,13 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            if (logLevel != null) {
+                LogLevel.apply(logLevel);
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         NodeSettings settings = settings();
         FrontNode node;
         try {
@@ -267,7 +289,8 @@ final class NodeCommand implements Callable<Integer> {
         secret.ifPresent(s -> options.put("overlay-secret", s));
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
-                protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics));
+                protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics),
+                Optional.ofNullable(accessLog));
     }
 
     private TrustSettings trust(Optional<String> secret) {

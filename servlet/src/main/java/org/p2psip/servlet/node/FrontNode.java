@@ -44,6 +44,7 @@ import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminServer;
 import org.p2psip.servlet.admin.AdminView;
+import org.p2psip.servlet.logging.AccessLog;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.metrics.MetricsServer;
@@ -98,6 +99,7 @@ public final class FrontNode implements AutoCloseable {
     private final CredentialStore credentials;
     private final Proxy proxy;
     private final Optional<AdminServer> admin;
+    private final Optional<AccessLog> accessLog;
     private final DhtLatencies latencies;
     private final Optional<MetricsServer> metrics;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -105,8 +107,10 @@ public final class FrontNode implements AutoCloseable {
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
                       LocationService locations, EdgeGuards guards, String stackName,
                       ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
-                      Optional<AdminServer> admin, DhtLatencies latencies, Optional<MetricsServer> metrics) {
+                      Optional<AdminServer> admin, DhtLatencies latencies, Optional<MetricsServer> metrics,
+                      Optional<AccessLog> accessLog) {
         this.sipAddress = sipAddress;
+        this.accessLog = accessLog;
         this.dhtName = dhtName;
         this.stack = stack;
         this.provider = provider;
@@ -162,6 +166,18 @@ public final class FrontNode implements AutoCloseable {
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
         SipTraffic traffic = new SipTraffic();
+        Optional<AccessLog> accessLog = Optional.empty();
+        if (settings.accessLog().isPresent()) {
+            try {
+                accessLog = Optional.of(AccessLog.open(settings.accessLog().get(), self.hostPort().toString()));
+            } catch (IOException e) {
+                completions.shutdownNow();
+                dht.close();
+                EdgeGuards.unregister(stackName);
+                throw new NodeStartException("cannot write the access log " + settings.accessLog().get() + ": "
+                        + oneLine(e), e);
+            }
+        }
         SipStackImpl stack = null;
         AdminServer admin = null;
         MetricsServer metrics = null;
@@ -184,7 +200,7 @@ public final class FrontNode implements AutoCloseable {
                 ownTls = Optional.of(new HostPort(self.host(), tls.getPort()));
             }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
-                    new AddressFactoryImpl(), self, traffic);
+                    new AddressFactoryImpl(), self, traffic, accessLog);
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
             TrustSettings trust = settings.trust();
             ServedDomains domains = servedDomains(trust, self.hostPort());
@@ -214,11 +230,13 @@ public final class FrontNode implements AutoCloseable {
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
                     stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin), latencies,
-                    Optional.ofNullable(metrics));
+                    Optional.ofNullable(metrics), accessLog);
         } catch (NodeStartException e) {
+            accessLog.ifPresent(AccessLog::close);
             stopPartial(stack, admin, metrics, dht, completions, stackName);
             throw e;
         } catch (Exception e) {
+            accessLog.ifPresent(AccessLog::close);
             stopPartial(stack, admin, metrics, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
@@ -394,6 +412,7 @@ public final class FrontNode implements AutoCloseable {
         } finally {
             admin.ifPresent(AdminServer::close);
             metrics.ifPresent(MetricsServer::close);
+            accessLog.ifPresent(AccessLog::close);
             completions.shutdownNow();
             dht.close();
             EdgeGuards.unregister(stackName);

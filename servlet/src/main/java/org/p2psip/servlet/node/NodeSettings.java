@@ -1,5 +1,6 @@
 package org.p2psip.servlet.node;
 
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -32,12 +33,13 @@ import org.p2psip.core.tls.TlsListener;
  * @param advertise      the address other hosts reach the node's SIP port at, written in Via and Record-Route;
  *                       empty: the bound one (a wildcard bind needs it); a port of 0 means the bound port
  * @param metrics        where the node serves its Prometheus metrics ({@code GET /metrics}); empty: nowhere
+ * @param accessLog      where the node writes a line per answered transaction ({@link org.p2psip.servlet.logging.AccessLog}); empty: nowhere
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
                            Optional<TlsListener> tls, Optional<HostPort> advertise,
-                           Optional<HostPort> metrics) {
+                           Optional<HostPort> metrics, Optional<Path> accessLog) {
 
     /**
      * How long a node waits for the location service to settle one request:
@@ -65,6 +67,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(advertise, "advertise");
         Objects.requireNonNull(metrics, "metrics");
+        Objects.requireNonNull(accessLog, "accessLog");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -85,37 +88,37 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics);
+                clock, trust, protection, tls, advertise, metrics, accessLog);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics);
+                clock, trust, protection, tls, advertise, metrics, accessLog);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics);
+                clock, trust, protection, tls, advertise, metrics, accessLog);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection, tls, advertise, metrics);
+                clock, newTrust, protection, tls, advertise, metrics, accessLog);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection, tls, advertise, metrics);
+                clock, trust, newProtection, tls, advertise, metrics, accessLog);
     }
 
     public NodeSettings withTls(Optional<TlsListener> newTls) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, newTls, advertise, metrics);
+                clock, trust, protection, newTls, advertise, metrics, accessLog);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
@@ -125,12 +128,18 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
 
     public NodeSettings withAdvertise(HostPort newAdvertise) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, Optional.of(newAdvertise), metrics);
+                clock, trust, protection, tls, Optional.of(newAdvertise), metrics, accessLog);
     }
 
     /** Serves the node's Prometheus metrics at {@code address}. */
     public NodeSettings withMetrics(HostPort address) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, Optional.of(address));
+                clock, trust, protection, tls, advertise, Optional.of(address), accessLog);
+    }
+
+    /** Writes a line per answered transaction to {@code file} ({@code -}: standard output). */
+    public NodeSettings withAccessLog(Path file) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, tls, advertise, metrics, Optional.of(file));
     }
 }

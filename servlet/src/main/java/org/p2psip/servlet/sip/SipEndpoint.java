@@ -1,6 +1,7 @@
 package org.p2psip.servlet.sip;
 
 import java.text.ParseException;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sip.ServerTransaction;
@@ -10,6 +11,7 @@ import javax.sip.TransactionAlreadyExistsException;
 import javax.sip.TransactionUnavailableException;
 import javax.sip.address.AddressFactory;
 import javax.sip.header.CSeqHeader;
+import javax.sip.header.CallIdHeader;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.ToHeader;
 import javax.sip.message.MessageFactory;
@@ -17,6 +19,7 @@ import javax.sip.message.Request;
 import javax.sip.message.Response;
 
 import org.p2psip.core.metrics.SipTraffic;
+import org.p2psip.servlet.logging.AccessLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +39,10 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
  * @param addresses  JAIN-SIP's address factory
  * @param self       this node's address
  * @param traffic    where each response sent is counted, and the final ones timed
+ * @param access     where each final response is logged, if anywhere
  */
 public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderFactory headers,
-                          AddressFactory addresses, SelfAddress self, SipTraffic traffic) {
+                          AddressFactory addresses, SelfAddress self, SipTraffic traffic, Optional<AccessLog> access) {
 
     /** When a SIP thread took a request up, kept on its server transaction until the final response. */
     private record Arrival(long nanos) {
@@ -143,11 +147,19 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
         CSeqHeader cseq = (CSeqHeader) response.getHeader(CSeqHeader.NAME);
         String method = cseq == null ? null : cseq.getMethod();
         int status = response.getStatusCode();
+        long nanos = -1;
         if (status >= 200 && st != null && st.getApplicationData() instanceof Arrival arrival) {
             st.setApplicationData(null);
-            traffic.answeredFinal(method, status, System.nanoTime() - arrival.nanos());
+            nanos = System.nanoTime() - arrival.nanos();
+            traffic.answeredFinal(method, status, nanos);
         } else {
             traffic.answered(method, status);
+        }
+        if (status >= 200 && access.isPresent()) {
+            ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
+            CallIdHeader callId = (CallIdHeader) response.getHeader(CallIdHeader.NAME);
+            access.get().record(method == null ? "-" : method, to == null ? "-" : to.getAddress().getURI().toString(),
+                    status, nanos, callId == null ? "-" : callId.getCallId());
         }
     }
 

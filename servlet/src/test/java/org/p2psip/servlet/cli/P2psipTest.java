@@ -1,6 +1,7 @@
 package org.p2psip.servlet.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -177,6 +178,18 @@ class P2psipTest {
         String flat = help.replaceAll("\\s+", " ");
         assertTrue(flat.contains("SIP requests by method"), help);
         assertTrue(flat.contains("DHT operation times"), help);
+    }
+
+    @Test
+    void anUnknownLogLevelIsOneLineNamingTheLevels() {
+        for (String[] args : List.of(new String[] {"node", "--sip", "127.0.0.1:5999", "--log-level", "loud"},
+                new String[] {"lb", "--sip", "127.0.0.1:5999", "--nodes", "127.0.0.1:5060", "--log-level", "loud"})) {
+            Run r = run(args);
+
+            assertNotEquals(0, r.exit(), r.err());
+            assertEquals(1, r.errLines().size(), r.err());
+            assertTrue(r.err().contains("unknown log level 'loud' (one of trace, debug, info, warn, error)"), r.err());
+        }
     }
 
     @Test

@@ -57,7 +57,8 @@ class AuthIntegrationTest {
                 1, Map.of("store", store), RegistrarPolicy.DEFAULT, NodeSettings.DEFAULT_DHT_TIMEOUT,
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
                 TrustSettings.DEFAULT.withDomains(List.of(DOMAIN)).withClusterSecret("auth-test-secret"),
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     @AfterAll

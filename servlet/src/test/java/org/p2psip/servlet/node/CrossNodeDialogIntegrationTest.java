@@ -43,7 +43,7 @@ class CrossNodeDialogIntegrationTest {
                 1, Map.of("store", store), RegistrarPolicy.DEFAULT, NodeSettings.DEFAULT_DHT_TIMEOUT,
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
                 TrustSettings.open("example.com").withAliases(otherNodes), ProtectionSettings.DEFAULT, Optional.empty(),
-                Optional.empty(), Optional.empty());
+                Optional.empty(), Optional.empty(), Optional.empty());
     }
 
     @AfterAll

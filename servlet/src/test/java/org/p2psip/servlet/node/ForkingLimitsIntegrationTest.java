@@ -45,7 +45,8 @@ class ForkingLimitsIntegrationTest {
         return new NodeSettings(new HostPort("127.0.0.1", 0), SharedLocalDhtProvider.NAME, Optional.empty(), List.of(),
                 1, Map.of("store", store), new RegistrarPolicy(60, 3600, 86_400, 20), NodeSettings.DEFAULT_DHT_TIMEOUT,
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.open("example.com"),
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     @AfterAll

@@ -34,7 +34,8 @@ class RecordRouteFrontIntegrationTest {
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
                 TrustSettings.open("example.com").withClusterSecret("front-test").withAliases(List.of(front))
                         .withRecordRoute(front, Optional.empty()),
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     /**

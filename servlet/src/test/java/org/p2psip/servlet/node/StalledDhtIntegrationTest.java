@@ -29,7 +29,8 @@ class StalledDhtIntegrationTest {
         node = FrontNode.start(new NodeSettings(new HostPort("127.0.0.1", 0), StalledDhtProvider.NAME,
                 Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT, Duration.ofMillis(300),
                 NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.open("example.com"),
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty()));
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty()));
     }
 
     @AfterAll

@@ -1,6 +1,7 @@
 package org.p2psip.servlet.testing;
 
 import java.text.ParseException;
+import java.util.Optional;
 
 import javax.sip.address.AddressFactory;
 import javax.sip.header.HeaderFactory;
@@ -39,6 +40,6 @@ public final class Messages {
     /** An endpoint with no provider, enough to build responses. */
     public static SipEndpoint endpoint() {
         return new SipEndpoint(null, MESSAGES, HEADERS, ADDRESSES, new SelfAddress("127.0.0.1", 5060),
-                new SipTraffic());
+                new SipTraffic(), Optional.empty());
     }
 }

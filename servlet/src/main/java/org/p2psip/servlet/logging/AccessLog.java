@@ -1,0 +1,156 @@
+package org.p2psip.servlet.logging;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's access log ({@code --access-log FILE}): one line per
+ * transaction the node answered with a final response, as web servers and
+ * Kamailio's acc module keep one:
+ *
+ * <pre>
+ * 2026-11-25T12:00:00.123Z 127.0.0.1:5601 REGISTER sip:alice@p2psip.test 200 3.2ms 5f1c...@host
+ * </pre>
+ *
+ * that is UTC time, the node's SIP address, method, address-of-record (the
+ * To URI), status, milliseconds from the request's arrival to the answer
+ * ({@code -} for one answered without a transaction) and Call-ID.
+ *
+ * <p>SIP threads only compose the line and offer it to a bounded queue; one
+ * writer thread appends to the file, flushing whenever the queue runs dry,
+ * so a slow disk never holds up a transaction. A line that finds the queue
+ * full is dropped and counted ({@link #dropped}) rather than waited for.
+ */
+public final class AccessLog implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AccessLog.class);
+    /** About two seconds of lines at 30,000 transactions a second. */
+    private static final int QUEUE = 65_536;
+    /** Tells the writer to finish; compared by identity, so no logged line can be mistaken for it. */
+    private static final String STOP = new String("stop");
+
+    private final String node;
+    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(QUEUE);
+    private final LongAdder dropped = new LongAdder();
+    private final Writer out;
+    private final boolean ownsOut;
+    private final Thread writer;
+
+    private AccessLog(String node, Writer out, boolean ownsOut) {
+        this.node = node;
+        this.out = out;
+        this.ownsOut = ownsOut;
+        this.writer = new Thread(this::drain, "p2psip-access-log");
+        writer.setDaemon(true);
+        writer.start();
+    }
+
+    /**
+     * Opens {@code file} for appending (created if absent; {@code -} is
+     * standard output) for the node whose SIP address is {@code node}.
+     *
+     * @throws IOException when the file cannot be opened for writing
+     */
+    public static AccessLog open(Path file, String node) throws IOException {
+        if (file.toString().equals("-")) {
+            return new AccessLog(node, new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8),
+                    1 << 16), false);
+        }
+        return new AccessLog(node, Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND, StandardOpenOption.WRITE), true);
+    }
+
+    /**
+     * One answered transaction.
+     *
+     * @param nanos time from arrival to the answer, or negative when unknown
+     */
+    public void record(String method, String aor, int status, long nanos, String callId) {
+        StringBuilder b = new StringBuilder(160);
+        b.append(Instant.now()).append(' ').append(node).append(' ').append(method).append(' ').append(aor)
+                .append(' ').append(status).append(' ');
+        if (nanos < 0) {
+            b.append('-');
+        } else {
+            long tenths = nanos / 100_000;
+            b.append(tenths / 10).append('.').append(tenths % 10).append("ms");
+        }
+        b.append(' ').append(callId).append('\n');
+        if (!lines.offer(b.toString())) {
+            dropped.increment();
+        }
+    }
+
+    /** Lines dropped because the writer was behind. */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    private void drain() {
+        List<String> batch = new ArrayList<>(1024);
+        try {
+            while (true) {
+                String first = lines.take();
+                batch.add(first);
+                lines.drainTo(batch, 4095);
+                boolean stop = false;
+                for (String line : batch) {
+                    if (line == STOP) {
+                        stop = true;
+                    } else {
+                        out.write(line);
+                    }
+                }
+                batch.clear();
+                if (stop) {
+                    out.flush();
+                    return;
+                }
+                if (lines.isEmpty()) {
+                    out.flush();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            LOG.warn("the access log stopped: {}", e.toString());
+        }
+    }
+
+    /** Writes what is queued, then closes the file (standard output is flushed, not closed). */
+    @Override
+    public void close() {
+        try {
+            // A writer stopped by a failed disk leaves the queue full: then there is nothing to wait for.
+            if (lines.offer(STOP, 1, TimeUnit.SECONDS)) {
+                writer.join(TimeUnit.SECONDS.toMillis(5));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            out.flush();
+            if (ownsOut) {
+                out.close();
+            }
+        } catch (IOException e) {
+            LOG.debug("closing the access log: {}", e.toString());
+        }
+    }
+}
