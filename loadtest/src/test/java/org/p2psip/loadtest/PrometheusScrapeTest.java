@@ -43,6 +43,8 @@ import org.p2psip.core.testing.FreePorts;
  *   <li>at least 95 % of the DHT operations those REGISTERs caused were on
  *       the node that owned the key (the owner policy).</li>
  * </ul>
+ * Prometheus must also evaluate every query of the Grafana dashboard kept
+ * in {@code docs/grafana}.
  */
 @Timeout(300)
 class PrometheusScrapeTest {
@@ -110,6 +112,13 @@ class PrometheusScrapeTest {
                     // The balancer forwards SIPp's retransmissions too, each to the node of its transaction.
                     assertEquals(AORS + retransmissions(sent.screen()), forwarded, seen);
                     assertTrue(all >= 2 * AORS && local >= 0.95 * all, seen);
+                    List<String> refused = new ArrayList<>();
+                    for (String expr : dashboardQueries()) {
+                        if (!acceptedQuery(expr)) {
+                            refused.add(expr);
+                        }
+                    }
+                    assertEquals(List.of(), refused, "queries of docs/grafana/p2psip-dashboard.json Prometheus refused");
                 } finally {
                     prometheus.destroy();
                     if (!prometheus.waitFor(10, TimeUnit.SECONDS)) {
@@ -118,6 +127,27 @@ class PrometheusScrapeTest {
                 }
             }
         }
+    }
+
+    /** Every PromQL expression of the Grafana dashboard kept in the repository. */
+    private static List<String> dashboardQueries() throws IOException {
+        String json = Files.readString(Path.of("..", "docs", "grafana", "p2psip-dashboard.json"), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("\"expr\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+        List<String> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(m.group(1).replace("\\\"", "\"").replace("\\\\", "\\"));
+        }
+        assertTrue(out.size() >= 10, "the dashboard's queries: " + out);
+        return out;
+    }
+
+    /** Whether Prometheus evaluates {@code promql} without error (an empty result is fine). */
+    private boolean acceptedQuery(String promql) throws InterruptedException, IOException {
+        URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return r.statusCode() == 200 && r.body().contains("\"status\":\"success\"");
     }
 
     /** The REGISTER retransmissions on SIPp's last statistics screen. */
