@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import static org.p2psip.core.metrics.ExpositionText.family;
+
 /**
  * A balancer's metrics in the Prometheus text exposition format 0.0.4,
  * following its naming rules (a {@code _total} suffix on counters, base
@@ -51,8 +53,9 @@ public final class BalancerMetricsText {
         family(b, "p2psip_lb_node_claimed_key_share", "gauge",
                 "Share of the key space a node last claimed to own (owner policy); absent before its first claim.");
         for (NodeSet.Node n : nodes.all()) {
-            balancer.keyOwners().claimOf(n.index()).ifPresent(claim -> b.append("p2psip_lb_node_claimed_key_share{node=\"")
-                    .append(n.address()).append("\"} ").append(claim.share()).append('\n'));
+            balancer.keyOwners().claimOf(n.index()).ifPresent(claim -> b
+                    .append("p2psip_lb_node_claimed_key_share{node=\"").append(n.address()).append("\"} ")
+                    .append(claim.share()).append('\n'));
         }
         counter(b, "p2psip_lb_requests_forwarded_total", "Requests forwarded, to nodes and from them.",
                 c.requestsForwarded());
@@ -68,7 +71,8 @@ public final class BalancerMetricsText {
         dropped(b, "foreign_response", c.foreignResponses());
         dropped(b, "undeliverable", c.undeliverable());
         dropped(b, "source_limited", c.sourceDropped());
-        family(b, "p2psip_lb_connections_closed_total", "counter", "Client connections the balancer closed, by reason.");
+        family(b, "p2psip_lb_connections_closed_total", "counter",
+                "Client connections the balancer closed, by reason.");
         closed(b, "refused", c.connectionsRefused());
         closed(b, "idle", c.idleClosed());
         closed(b, "deadline", c.deadlineClosed());
@@ -89,10 +93,5 @@ public final class BalancerMetricsText {
     private static void counter(StringBuilder b, String name, String help, long n) {
         family(b, name, "counter", help);
         b.append(name).append(' ').append(n).append('\n');
-    }
-
-    private static void family(StringBuilder b, String name, String type, String help) {
-        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
     }
 }

@@ -143,10 +143,7 @@ class PrometheusScrapeTest {
 
     /** Whether Prometheus evaluates {@code promql} without error (an empty result is fine). */
     private boolean acceptedQuery(String promql) throws InterruptedException, IOException {
-        URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
-                + URLEncoder.encode(promql, StandardCharsets.UTF_8));
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = ask(promql);
         return r.statusCode() == 200 && r.body().contains("\"status\":\"success\"");
     }
 
@@ -191,11 +188,8 @@ class PrometheusScrapeTest {
     }
 
     private OptionalDouble tryQuery(String promql) throws InterruptedException {
-        URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
-                + URLEncoder.encode(promql, StandardCharsets.UTF_8));
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = ask(promql);
             Matcher m = VALUE.matcher(r.body());
             return r.statusCode() == 200 && m.find() ? OptionalDouble.of(Double.parseDouble(m.group(1)))
                     : OptionalDouble.empty();
@@ -203,6 +197,14 @@ class PrometheusScrapeTest {
             // Prometheus not listening yet.
             return OptionalDouble.empty();
         }
+    }
+
+    /** Prometheus's answer to the instant query {@code promql}. */
+    private HttpResponse<String> ask(String promql) throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** Polls {@code promql} every 250 ms until its value passes {@code test}, failing after {@code limit}. */

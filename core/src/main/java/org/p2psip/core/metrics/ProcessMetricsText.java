@@ -1,5 +1,7 @@
 package org.p2psip.core.metrics;
 
+import static org.p2psip.core.metrics.ExpositionText.family;
+
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
@@ -28,8 +30,10 @@ public final class ProcessMetricsText {
         StringBuilder b = new StringBuilder(2_048);
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof com.sun.management.OperatingSystemMXBean hotspot && hotspot.getProcessCpuTime() >= 0) {
-            family(b, "process_cpu_seconds_total", "counter", "User and system CPU time this process has used.");
-            b.append("process_cpu_seconds_total ").append(seconds(hotspot.getProcessCpuTime())).append('\n');
+            family(b, "process_cpu_seconds_total", "counter",
+                    "User and system CPU time this process has used.");
+            b.append("process_cpu_seconds_total ").append(ExpositionText.seconds(hotspot.getProcessCpuTime()))
+                    .append('\n');
         }
         if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
             family(b, "process_open_fds", "gauge", "Open file descriptors.");
@@ -37,7 +41,8 @@ public final class ProcessMetricsText {
             family(b, "process_max_fds", "gauge", "The most file descriptors this process may open.");
             b.append("process_max_fds ").append(unix.getMaxFileDescriptorCount()).append('\n');
         }
-        family(b, "process_start_time_seconds", "gauge", "When this process started, in seconds since the epoch.");
+        family(b, "process_start_time_seconds", "gauge",
+                "When this process started, in seconds since the epoch.");
         b.append("process_start_time_seconds ")
                 .append(BigDecimal.valueOf(ManagementFactory.getRuntimeMXBean().getStartTime(), 3).toPlainString())
                 .append('\n');
@@ -50,12 +55,13 @@ public final class ProcessMetricsText {
             family(b, "jvm_memory_max_bytes", "gauge", "The most memory an area may use.");
             b.append("jvm_memory_max_bytes{area=\"heap\"} ").append(heap.getMax()).append('\n');
         }
-        family(b, "jvm_gc_collection_seconds", "summary", "Time spent in garbage collections, by collector.");
+        family(b, "jvm_gc_collection_seconds", "summary",
+                "Time spent in garbage collections, by collector.");
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (gc.getCollectionCount() < 0) {
                 continue;
             }
-            String label = "{gc=\"" + escape(gc.getName()) + "\"} ";
+            String label = "{gc=\"" + ExpositionText.escape(gc.getName()) + "\"} ";
             b.append("jvm_gc_collection_seconds_count").append(label).append(gc.getCollectionCount()).append('\n');
             b.append("jvm_gc_collection_seconds_sum").append(label)
                     .append(BigDecimal.valueOf(Math.max(0, gc.getCollectionTime()), 3).toPlainString()).append('\n');
@@ -63,19 +69,5 @@ public final class ProcessMetricsText {
         family(b, "jvm_threads_current", "gauge", "Live threads, daemon or not.");
         b.append("jvm_threads_current ").append(ManagementFactory.getThreadMXBean().getThreadCount()).append('\n');
         return b.toString();
-    }
-
-    /** A label value escaped as the text format asks: backslash, double quote and newline. */
-    public static String escape(String value) {
-        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
-    }
-
-    private static void family(StringBuilder b, String name, String type, String help) {
-        b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        b.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static String seconds(long nanos) {
-        return BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
     }
 }

@@ -30,7 +30,7 @@ public final class SipTraffic {
     public static final String OTHER = "other";
     /** The status classes, in the order they are rendered; "other" follows them. */
     public static final List<String> STATUS_CLASSES = List.of("1xx", "2xx", "3xx", "4xx", "5xx", "6xx");
-    /** The methods whose time to a final response is kept as a histogram. */
+    /** The methods whose time to a final response is kept as a histogram: the first of {@link #METHODS}. */
     public static final List<String> TIMED_METHODS = List.of("REGISTER", "INVITE");
 
     private static final int LABELS = METHODS.size() + 1;
@@ -85,10 +85,11 @@ public final class SipTraffic {
      * arrived {@code nanos} before: counted, and timed for REGISTER and INVITE.
      */
     public void answeredFinal(String method, int status, long nanos) {
-        answered(method, status);
-        int t = TIMED_METHODS.indexOf(methodLabel(method));
-        if (t >= 0) {
-            timed[t].record(nanos);
+        int m = methodIndex(method);
+        answered[m * CLASSES + classIndex(status)].increment();
+        // TIMED_METHODS are the first entries of METHODS, so a method's index is its histogram's.
+        if (m < timed.length) {
+            timed[m].record(nanos);
         }
     }
 

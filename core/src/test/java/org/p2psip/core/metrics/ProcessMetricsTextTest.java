@@ -1,6 +1,5 @@
 package org.p2psip.core.metrics;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Matcher;
@@ -38,10 +37,5 @@ class ProcessMetricsTextTest {
         for (String line : text.split("\n")) {
             assertTrue(line.startsWith("#") || line.matches("[a-z_]+(\\{[a-z]+=\"[^\"]*\"\\})? [0-9.E-]+"), line);
         }
-    }
-
-    @Test
-    void labelValuesAreEscaped() {
-        assertEquals("a\\\\b\\\"c\\nd", ProcessMetricsText.escape("a\\b\"c\nd"));
     }
 }

@@ -3,6 +3,8 @@ package org.p2psip.loadtest.bench;
 import java.util.Locale;
 import java.util.Map;
 
+import org.p2psip.core.json.JsonString;
+
 /**
  * A minimal JSON writer (RFC 8259) for the reports: objects, arrays,
  * strings, numbers, booleans. Enough for one machine-readable line; no
@@ -121,24 +123,6 @@ final class JsonWriter {
     }
 
     private void string(String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+        out.append(JsonString.quote(s));
     }
 }

@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import org.p2psip.core.json.JsonString;
 import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.servlet.admin.AdminClient;
 import org.p2psip.servlet.admin.AdminClient.AdminException;
@@ -86,18 +87,18 @@ final class AorCommand implements Runnable {
         static String json(AorReport r) {
             String replicas = r.replicas().stream().map(Show::peerJson).collect(Collectors.joining(",", "[", "]"));
             String bindings = r.bindings().stream().map(Show::bindingJson).collect(Collectors.joining(",", "[", "]"));
-            return "{\"aor\":" + JsonText.quote(r.aor()) + ",\"owner\":" + peerJson(r.owner()) + ",\"replicas\":"
+            return "{\"aor\":" + JsonString.quote(r.aor()) + ",\"owner\":" + peerJson(r.owner()) + ",\"replicas\":"
                     + replicas + ",\"bindings\":" + bindings + "}\n";
         }
 
         private static String bindingJson(BindingReport x) {
-            return "{\"contact\":" + JsonText.quote(x.contact()) + ",\"expires\":" + x.secondsLeft() + ",\"q\":"
+            return "{\"contact\":" + JsonString.quote(x.contact()) + ",\"expires\":" + x.secondsLeft() + ",\"q\":"
                     + (x.q().isPresent() ? String.format(Locale.ROOT, "%.3f", x.q().getAsInt() / 1000.0) : "null") + "}";
         }
 
         private static String peerJson(PeerReport p) {
-            return "{\"id\":" + JsonText.quote(p.id()) + ",\"sip\":"
-                    + p.sip().map(JsonText::quote).orElse("null") + "}";
+            return "{\"id\":" + JsonString.quote(p.id()) + ",\"sip\":"
+                    + p.sip().map(JsonString::quote).orElse("null") + "}";
         }
     }
 

@@ -31,14 +31,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.ServedDomains;
-import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
-import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
@@ -170,11 +167,8 @@ final class ClusterCommand implements Callable<Integer> {
                     + "the endpoints off. Default: ${DEFAULT-VALUE}.")
     int adminBase = 8001;
 
-    @Option(names = "--log-level", paramLabel = "LEVEL",
-            description = "What the balancer and every node write on standard error: error, warn, info (one line "
-                    + "at start-up, then warnings), debug or trace. Default: info, or what a logback "
-                    + "configuration given with -Dlogback.configurationFile says.")
-    String logLevel;
+    @Mixin
+    LogLevelOption logLevel = new LogLevelOption();
 
     @Option(names = "--metrics-base", paramLabel = "PORT",
             description = "Prometheus metrics port of the first node on its host (node i gets --metrics HOST:PORT+i-1, "
@@ -252,11 +246,9 @@ final class ClusterCommand implements Callable<Integer> {
             }
             balancer = SipBalancer.start(lbSettings);
             if (metricsBase != 0) {
-                SipBalancer lb = balancer;
-                HostPort at = new HostPort(lb.address().host(), metricsBase + nodeCount);
+                HostPort at = new HostPort(balancer.address().host(), metricsBase + nodeCount);
                 try {
-                    balancerMetrics = MetricsServer.start(at,
-                            () -> BalancerMetricsText.render(lb, System.nanoTime()) + ProcessMetricsText.render());
+                    balancerMetrics = MetricsServer.start(at, balancer);
                 } catch (IOException e) {
                     throw new StartFailure("cannot serve the balancer's metrics on " + at + ": " + e.getMessage());
                 }
@@ -291,13 +283,7 @@ final class ClusterCommand implements Callable<Integer> {
     }
 
     private BalancerSettings validate() {
-        try {
-            if (logLevel != null) {
-                LogLevel.apply(logLevel);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        logLevel.apply(spec);
         ProtectionSettings p;
         try {
             p = protection.settings(spec.commandLine());
@@ -493,9 +479,7 @@ final class ClusterCommand implements Callable<Integer> {
         admin.ifPresent(a -> command.addAll(List.of("--admin", a.toString())));
         Optional<HostPort> metrics = nodeMetrics(number);
         metrics.ifPresent(m -> command.addAll(List.of("--metrics", m.toString())));
-        if (logLevel != null) {
-            command.addAll(List.of("--log-level", logLevel));
-        }
+        logLevel.given().ifPresent(l -> command.addAll(List.of("--log-level", l)));
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),

@@ -10,14 +10,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
 import org.p2psip.core.net.HostPort;
-import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
 import org.p2psip.balancer.SipBalancer;
-import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.tls.TlsListener;
-import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,11 +92,8 @@ final class LbCommand implements Callable<Integer> {
                     + "your monitoring reaches it. Default: off.")
     HostPort metrics;
 
-    @Option(names = "--log-level", paramLabel = "LEVEL",
-            description = "What the balancer writes on standard error: error, warn, info (one line at start-up, then "
-                    + "warnings), debug or trace. Default: info, or what a logback "
-                    + "configuration given with -Dlogback.configurationFile says.")
-    String logLevel;
+    @Mixin
+    LogLevelOption logLevel = new LogLevelOption();
 
     @Mixin
     SourceOptions sources = new SourceOptions();
@@ -112,11 +106,9 @@ final class LbCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        logLevel.apply(spec);
         BalancerSettings settings;
         try {
-            if (logLevel != null) {
-                LogLevel.apply(logLevel);
-            }
             settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
                     connections.maxMessageBytes(spec.commandLine()), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(sources.limits(spec.commandLine()), sources.trusted(spec.commandLine()))
@@ -141,8 +133,7 @@ final class LbCommand implements Callable<Integer> {
         MetricsServer exporter = null;
         if (metrics != null) {
             try {
-                exporter = MetricsServer.start(metrics,
-                        () -> BalancerMetricsText.render(balancer, System.nanoTime()) + ProcessMetricsText.render());
+                exporter = MetricsServer.start(metrics, balancer);
             } catch (IOException e) {
                 balancer.close();
                 OneLineErrors.print(spec.commandLine(), "cannot serve --metrics on " + metrics + ": " + e.getMessage());

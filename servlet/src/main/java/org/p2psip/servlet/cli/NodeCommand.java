@@ -16,7 +16,6 @@ import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
-import org.p2psip.servlet.logging.LogLevel;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
@@ -157,12 +156,8 @@ final class NodeCommand implements Callable<Integer> {
                     + "own; lines that find it behind are dropped, never waited for. Default: off.")
     Path accessLog;
 
-    @Option(names = "--log-level", paramLabel = "LEVEL",
-            description = "What the node writes on standard error: error, warn, info (one line at start-up, then "
-                    + "warnings), debug (what its parts decide: peers taken for dead, ranges moved, bad input) or "
-                    + "trace. Default: info, or what a logback "
-                    + "configuration given with -Dlogback.configurationFile says.")
-    String logLevel;
+    @Mixin
+    LogLevelOption logLevel = new LogLevelOption();
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (text format 0.0.4): "
@@ -211,13 +206,7 @@ final class NodeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            if (logLevel != null) {
-                LogLevel.apply(logLevel);
-            }
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
+        logLevel.apply(spec);
         NodeSettings settings = settings();
         FrontNode node;
         try {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import org.p2psip.core.json.JsonString;
 import org.p2psip.servlet.admin.AdminClient;
 import org.p2psip.servlet.admin.AdminClient.NodeReport;
 import org.p2psip.servlet.admin.AdminClient.Result;
@@ -129,15 +130,15 @@ final class StatusCommand implements Callable<Integer> {
         StringBuilder b = new StringBuilder("{\"nodes\":[");
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            b.append(i == 0 ? "" : ",").append("{\"admin\":").append(JsonText.quote(r.admin()));
+            b.append(i == 0 ? "" : ",").append("{\"admin\":").append(JsonString.quote(r.admin()));
             if (r.report().isEmpty()) {
-                b.append(",\"up\":false,\"problem\":").append(JsonText.quote(r.problem())).append('}');
+                b.append(",\"up\":false,\"problem\":").append(JsonString.quote(r.problem())).append('}');
                 continue;
             }
             NodeReport n = r.report().get();
-            b.append(",\"up\":true,\"id\":").append(JsonText.quote(n.id()))
-                    .append(",\"sip\":").append(JsonText.quote(n.sip()))
-                    .append(",\"backend\":").append(JsonText.quote(n.backend()))
+            b.append(",\"up\":true,\"id\":").append(JsonString.quote(n.id()))
+                    .append(",\"sip\":").append(JsonString.quote(n.sip()))
+                    .append(",\"backend\":").append(JsonString.quote(n.backend()))
                     .append(",\"owns\":").append(n.owns().isPresent() ? Double.toString(n.owns().getAsDouble()) : "null")
                     .append(",\"stored\":").append(n.stored().isPresent() ? Long.toString(n.stored().getAsLong()) : "null")
                     .append(",\"requests\":").append(n.requests())

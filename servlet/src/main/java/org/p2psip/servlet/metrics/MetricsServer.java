@@ -11,6 +11,8 @@ import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
+import org.p2psip.balancer.BalancerMetricsText;
+import org.p2psip.balancer.SipBalancer;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.metrics.SipTraffic;
@@ -61,9 +63,19 @@ public final class MetricsServer implements AutoCloseable {
     }
 
     /**
+     * Binds {@code address} and serves the balancer's families
+     * ({@link BalancerMetricsText}) and its process's until {@link #close}.
+     *
+     * @throws IOException when the host does not resolve or the port cannot be bound
+     */
+    public static MetricsServer start(HostPort address, SipBalancer balancer) throws IOException {
+        return start(address, () -> BalancerMetricsText.render(balancer, System.nanoTime())
+                + ProcessMetricsText.render());
+    }
+
+    /**
      * Binds {@code address} and serves {@code scrape}'s text, taken afresh
-     * at each request, until {@link #close}: the balancer's metrics, or
-     * anything else in the text format.
+     * at each request, until {@link #close}.
      *
      * @throws IOException when the host does not resolve or the port cannot be bound
      */

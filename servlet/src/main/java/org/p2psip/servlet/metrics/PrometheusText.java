@@ -1,10 +1,12 @@
 package org.p2psip.servlet.metrics;
 
-import java.math.BigDecimal;
+import static org.p2psip.core.metrics.ExpositionText.family;
+
 import java.util.List;
 import java.util.Map;
 
 import org.p2psip.core.metrics.DhtLatencySeries;
+import org.p2psip.core.metrics.ExpositionText;
 import org.p2psip.core.metrics.KeyOwnership;
 import org.p2psip.core.metrics.LatencyHistogram;
 import org.p2psip.core.metrics.LatencySnapshot;
@@ -49,29 +51,24 @@ final class PrometheusText {
     static String render(List<DhtLatencySeries> latencies, long storedEntries, Map<KeyOwnership, Long> keyOwnership,
                          long overloadRejections) {
         StringBuilder b = new StringBuilder(latencies.size() * 2_400);
-        b.append("# HELP ").append(DURATION)
-                .append(" Time from a DHT call to its completion on this node, by operation and outcome.\n");
-        b.append("# TYPE ").append(DURATION).append(" histogram\n");
+        family(b, DURATION, "histogram",
+                "Time from a DHT call to its completion on this node, by operation and outcome.");
         for (DhtLatencySeries s : latencies) {
             histogram(b, DURATION, "operation=\"" + s.operation().label() + "\",outcome=\"" + s.outcome().label()
                     + "\"", s.latency());
         }
         if (storedEntries >= 0) {
-            b.append("# HELP ").append(STORED)
-                    .append(" Values this node's DHT holds, owned and replicated, live or not yet purged.\n");
-            b.append("# TYPE ").append(STORED).append(" gauge\n");
+            family(b, STORED, "gauge", "Values this node's DHT holds, owned and replicated, live or not yet purged.");
             b.append(STORED).append(' ').append(storedEntries).append('\n');
         }
         if (!keyOwnership.isEmpty()) {
-            b.append("# HELP ").append(KEY_OPERATIONS)
-                    .append(" DHT gets, puts and removes started on this node, by whether it owned the key.\n");
-            b.append("# TYPE ").append(KEY_OPERATIONS).append(" counter\n");
+            family(b, KEY_OPERATIONS, "counter",
+                    "DHT gets, puts and removes started on this node, by whether it owned the key.");
             keyOwnership.forEach((o, n) -> b.append(KEY_OPERATIONS).append("{placement=\"").append(o.label())
                     .append("\"} ").append(n).append('\n'));
         }
-        b.append("# HELP ").append(OVERLOAD_REJECTIONS)
-                .append(" Requests answered 503 because the oldest waiting request had waited too long.\n");
-        b.append("# TYPE ").append(OVERLOAD_REJECTIONS).append(" counter\n");
+        family(b, OVERLOAD_REJECTIONS, "counter",
+                "Requests answered 503 because the oldest waiting request had waited too long.");
         b.append(OVERLOAD_REJECTIONS).append(' ').append(overloadRejections).append('\n');
         return b.toString();
     }
@@ -86,21 +83,17 @@ final class PrometheusText {
      */
     static String sipTraffic(SipTraffic traffic) {
         StringBuilder b = new StringBuilder(4_096);
-        b.append("# HELP ").append(REQUESTS).append(" SIP requests that reached this node's handling, by method.\n");
-        b.append("# TYPE ").append(REQUESTS).append(" counter\n");
+        family(b, REQUESTS, "counter", "SIP requests that reached this node's handling, by method.");
         for (SipTraffic.MethodCount c : traffic.requests()) {
             b.append(REQUESTS).append("{method=\"").append(c.method()).append("\"} ").append(c.count()).append('\n');
         }
-        b.append("# HELP ").append(RESPONSES)
-                .append(" SIP responses this node sent, by the method they answer and status class.\n");
-        b.append("# TYPE ").append(RESPONSES).append(" counter\n");
+        family(b, RESPONSES, "counter", "SIP responses this node sent, by the method they answer and status class.");
         for (SipTraffic.ResponseCount c : traffic.responses()) {
             b.append(RESPONSES).append("{method=\"").append(c.method()).append("\",class=\"").append(c.statusClass())
                     .append("\"} ").append(c.count()).append('\n');
         }
-        b.append("# HELP ").append(REQUEST_DURATION)
-                .append(" Time from a request's handling starting to this node's final response, by method.\n");
-        b.append("# TYPE ").append(REQUEST_DURATION).append(" histogram\n");
+        family(b, REQUEST_DURATION, "histogram",
+                "Time from a request's handling starting to this node's final response, by method.");
         for (SipTraffic.MethodLatency l : traffic.latencies()) {
             histogram(b, REQUEST_DURATION, "method=\"" + l.method() + "\"", l.latency());
         }
@@ -109,9 +102,9 @@ final class PrometheusText {
 
     /** The {@value #OWNED_SHARE} gauge: the share of the key space this node owns, 0 to 1. */
     static String ownedShare(double share) {
-        return "# HELP " + OWNED_SHARE + " Share of the DHT's key space this node owns (0 to 1).\n"
-                + "# TYPE " + OWNED_SHARE + " gauge\n"
-                + OWNED_SHARE + ' ' + share + '\n';
+        StringBuilder b = new StringBuilder(160);
+        family(b, OWNED_SHARE, "gauge", "Share of the DHT's key space this node owns (0 to 1).");
+        return b.append(OWNED_SHARE).append(' ').append(share).append('\n').toString();
     }
 
     private static void histogram(StringBuilder b, String name, String labels, LatencySnapshot latency) {
@@ -128,6 +121,6 @@ final class PrometheusText {
 
     /** Nanoseconds as plain decimal seconds: 500000 is "0.0005", 1000000000 is "1". */
     static String seconds(long nanos) {
-        return BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
+        return ExpositionText.seconds(nanos);
     }
 }

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -166,22 +167,14 @@ public final class FrontNode implements AutoCloseable {
         EdgeGuards.register(stackName, guards);
         ExecutorService completions = completionPool();
         SipTraffic traffic = new SipTraffic();
-        Optional<AccessLog> accessLog = Optional.empty();
-        if (settings.accessLog().isPresent()) {
-            try {
-                accessLog = Optional.of(AccessLog.open(settings.accessLog().get(), self.hostPort().toString()));
-            } catch (IOException e) {
-                completions.shutdownNow();
-                dht.close();
-                EdgeGuards.unregister(stackName);
-                throw new NodeStartException("cannot write the access log " + settings.accessLog().get() + ": "
-                        + oneLine(e), e);
-            }
-        }
         SipStackImpl stack = null;
         AdminServer admin = null;
         MetricsServer metrics = null;
+        AccessLog accessLog = null;
         try {
+            if (settings.accessLog().isPresent()) {
+                accessLog = openAccessLog(settings.accessLog().get(), self.hostPort());
+            }
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
                 metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic);
@@ -200,7 +193,7 @@ public final class FrontNode implements AutoCloseable {
                 ownTls = Optional.of(new HostPort(self.host(), tls.getPort()));
             }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
-                    new AddressFactoryImpl(), self, traffic, accessLog);
+                    new AddressFactoryImpl(), self, traffic, Optional.ofNullable(accessLog));
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
             TrustSettings trust = settings.trust();
             ServedDomains domains = servedDomains(trust, self.hostPort());
@@ -230,14 +223,12 @@ public final class FrontNode implements AutoCloseable {
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
                     stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin), latencies,
-                    Optional.ofNullable(metrics), accessLog);
+                    Optional.ofNullable(metrics), Optional.ofNullable(accessLog));
         } catch (NodeStartException e) {
-            accessLog.ifPresent(AccessLog::close);
-            stopPartial(stack, admin, metrics, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, accessLog, dht, completions, stackName);
             throw e;
         } catch (Exception e) {
-            accessLog.ifPresent(AccessLog::close);
-            stopPartial(stack, admin, metrics, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, accessLog, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
     }
@@ -273,6 +264,14 @@ public final class FrontNode implements AutoCloseable {
                 protection.maxMessageBytes(), protection.connections());
     }
 
+    private static AccessLog openAccessLog(Path file, HostPort node) throws NodeStartException {
+        try {
+            return AccessLog.open(file, node.toString());
+        } catch (IOException e) {
+            throw new NodeStartException("cannot write the access log " + file + ": " + oneLine(e), e);
+        }
+    }
+
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
                                           CredentialStore credentials, NodeSettings settings, AdminView view)
             throws NodeStartException {
@@ -306,13 +305,16 @@ public final class FrontNode implements AutoCloseable {
         }
     }
 
-    private static void stopPartial(SipStackImpl stack, AdminServer admin, MetricsServer metrics, Dht dht,
-                                    ExecutorService completions, String stackName) {
+    private static void stopPartial(SipStackImpl stack, AdminServer admin, MetricsServer metrics, AccessLog accessLog,
+                                    Dht dht, ExecutorService completions, String stackName) {
         if (admin != null) {
             admin.close();
         }
         if (metrics != null) {
             metrics.close();
+        }
+        if (accessLog != null) {
+            accessLog.close();
         }
         if (stack != null) {
             stack.stop();

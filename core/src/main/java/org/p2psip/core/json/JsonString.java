@@ -1,13 +1,20 @@
-package org.p2psip.servlet.cli;
+package org.p2psip.core.json;
 
-/** The little JSON the admin commands write for scripts (RFC 8259): strings quoted and escaped. */
-final class JsonText {
+import java.util.Locale;
 
-    private JsonText() {
+/**
+ * A JSON string literal (RFC 8259 §7), for the few JSON documents the
+ * commands write by hand: the benchmark reports and the admin commands'
+ * {@code --json}. No JSON library is on the distribution's class path and
+ * none is needed for writing.
+ */
+public final class JsonString {
+
+    private JsonString() {
     }
 
-    /** {@code text} as a JSON string: quotes, backslashes and control characters escaped. */
-    static String quote(String text) {
+    /** {@code text} quoted, with quotes, backslashes and control characters escaped. */
+    public static String quote(String text) {
         StringBuilder b = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -19,7 +26,7 @@ final class JsonText {
                 case '\t' -> b.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         b.append(c);
                     }
