@@ -11,10 +11,12 @@ import static org.p2psip.core.metrics.ExpositionText.family;
  *   <li>per node, labelled {@code node="HOST:PORT"} as given to
  *       {@code --nodes}: {@code p2psip_lb_node_requests_total} (client
  *       requests sent to it), {@code p2psip_lb_node_up} (1 while its probes
- *       are answered) and {@code p2psip_lb_node_shed_ratio} (the share of new
- *       requests it asks to be spared, RFC 7339) and
+ *       are answered), {@code p2psip_lb_node_shed_ratio} (the share of new
+ *       requests it asks to be spared, RFC 7339),
  *       {@code p2psip_lb_node_claimed_key_share} (the share of the key space
- *       it last claimed to own, for the owner policy);</li>
+ *       it last claimed to own, for the owner policy) and
+ *       {@code p2psip_lb_node_probe_rtt_seconds} (how long it took to answer
+ *       its last answered health probe);</li>
  *   <li>{@code p2psip_lb_requests_forwarded_total} and
  *       {@code p2psip_lb_responses_forwarded_total}, every direction
  *       together; {@code p2psip_lb_requests_answered_total}, answered by the
@@ -56,6 +58,15 @@ public final class BalancerMetricsText {
             balancer.keyOwners().claimOf(n.index()).ifPresent(claim -> b
                     .append("p2psip_lb_node_claimed_key_share{node=\"").append(n.address()).append("\"} ")
                     .append(claim.share()).append('\n'));
+        }
+        family(b, "p2psip_lb_node_probe_rtt_seconds", "gauge",
+                "How long a node took to answer its last answered health probe; absent before its first answer.");
+        for (NodeSet.Node n : nodes.all()) {
+            long rtt = balancer.probeRoundTrips().lastNanos(n.index());
+            if (rtt >= 0) {
+                b.append("p2psip_lb_node_probe_rtt_seconds{node=\"").append(n.address()).append("\"} ")
+                        .append(rtt / 1e9).append('\n');
+            }
         }
         counter(b, "p2psip_lb_requests_forwarded_total", "Requests forwarded, to nodes and from them.",
                 c.requestsForwarded());

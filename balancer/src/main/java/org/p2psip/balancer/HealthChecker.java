@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.location.ServedDomains;
@@ -58,6 +59,8 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     private final NodeSet nodes;
     private final KeyOwners owners;
+    private final ProbeRoundTrips roundTrips;
+    private final LongSupplier nanoClock;
     private final BalancerIdentity self;
     private final long intervalMillis;
     private final int failuresToDown;
@@ -65,22 +68,33 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private final boolean[] probed;
     private final boolean[] heard;
     private final int[] failures;
+    /** Per node, the sequence number of its last probe and when it went, for the round trip of its answer. */
+    private final int[] sentSequence;
+    private final long[] sentAtNanos;
     private int sequence;
     private ScheduledFuture<?> timer;
 
-    public HealthChecker(NodeSet nodes, KeyOwners owners, BalancerIdentity self, Duration interval,
-                         int failuresToDown) {
+    /**
+     * @param roundTrips where each answered probe's round trip goes
+     * @param nanoClock  the time probes are sent and answered at, in nanoseconds ({@code System::nanoTime})
+     */
+    public HealthChecker(NodeSet nodes, KeyOwners owners, ProbeRoundTrips roundTrips, LongSupplier nanoClock,
+                         BalancerIdentity self, Duration interval, int failuresToDown) {
         if (interval.toMillis() < 1 || failuresToDown < 1) {
             throw new IllegalArgumentException("probe interval and failure count must be positive");
         }
         this.nodes = nodes;
         this.owners = owners;
+        this.roundTrips = roundTrips;
+        this.nanoClock = nanoClock;
         this.self = self;
         this.intervalMillis = interval.toMillis();
         this.failuresToDown = failuresToDown;
         this.probed = new boolean[nodes.all().size()];
         this.heard = new boolean[nodes.all().size()];
         this.failures = new int[nodes.all().size()];
+        this.sentSequence = new int[nodes.all().size()];
+        this.sentAtNanos = new long[nodes.all().size()];
         for (NodeSet.Node n : nodes.all()) {
             byAddress.putIfAbsent(n.socket(), n.index());
         }
@@ -151,6 +165,8 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             heard[i] = false;
             probed[i] = true;
             sequence = sequence == Integer.MAX_VALUE ? 1 : sequence + 1;
+            sentSequence[i] = sequence;
+            sentAtNanos[i] = nanoClock.getAsLong();
             ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(options(node, sequence)), node.socket()));
         }
     }
@@ -161,8 +177,10 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             return;
         }
         int index;
+        int seq;
         try {
             index = Integer.parseInt(probe.substring(0, dot));
+            seq = Integer.parseInt(probe.substring(dot + 1));
         } catch (NumberFormatException e) {
             return;
         }
@@ -171,6 +189,10 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             if (answer.frame().sender().equals(nodes.all().get(index).socket())) {
                 owners.claim(index, claimIn(answer));
                 domainsIn(answer).ifPresent(owners::serve);
+                // Only the answer to the latest probe times it: an older one's send time is gone.
+                if (seq == sentSequence[index]) {
+                    roundTrips.record(index, nanoClock.getAsLong() - sentAtNanos[index]);
+                }
             }
         }
     }

@@ -83,7 +83,7 @@ public final class SipBalancer implements AutoCloseable {
     /** What every pipeline shares. */
     private record Edge(BalancerSettings settings, NodeSet nodes, BalancerCounters counters,
                         TcpConnections connections, SourceGuard guard, ConnectionGate gate, BadInputReporter bad,
-                        NodeLoad load, KeyOwners owners) {
+                        NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips) {
     }
 
     private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup acceptGroup,
@@ -140,7 +140,8 @@ public final class SipBalancer implements AutoCloseable {
         BadInputReporter bad = BadInputReporter.standard();
         Edge edge = new Edge(settings, nodes, counters, new TcpConnections(), guard,
                 new ConnectionGate(settings.connections(), guard, counters, bad), bad,
-                new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()));
+                new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()),
+                new ProbeRoundTrips(nodes.all().size()));
         EventLoopGroup udpGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-udp", true));
         EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-accept", true));
         EventLoopGroup tcpGroup = new NioEventLoopGroup(
@@ -197,7 +198,8 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers,
                                             counters, edge.bad()))
                                     .addLast("parse", parser)
-                                    .addLast("health", new HealthChecker(nodes, edge.owners(), self,
+                                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.roundTrips(),
+                                            System::nanoTime, self,
                                             settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
@@ -320,6 +322,16 @@ public final class SipBalancer implements AutoCloseable {
     /** The key ranges each node last claimed in its probe answers. */
     public KeyOwners keyOwners() {
         return edge.owners();
+    }
+
+    /** How it places new requests. */
+    public BalancingPolicy policy() {
+        return edge.settings().policy();
+    }
+
+    /** How long each node took to answer its last answered probe. */
+    public ProbeRoundTrips probeRoundTrips() {
+        return edge.roundTrips();
     }
 
     @Override

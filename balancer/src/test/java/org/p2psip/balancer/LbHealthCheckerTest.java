@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,8 @@ class LbHealthCheckerTest {
     private final BalancerIdentity self = BalancerIdentity.of(HostPort.parse("127.0.0.1:5060"));
     private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"), HostPort.parse("127.0.0.1:5062")));
     private final KeyOwners owners = new KeyOwners(2);
+    private final ProbeRoundTrips roundTrips = new ProbeRoundTrips(2);
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     private EmbeddedChannel ch;
 
     @BeforeEach
@@ -32,7 +35,7 @@ class LbHealthCheckerTest {
         ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(new SipParserHandler(new BalancerCounters()),
-                new HealthChecker(nodes, owners, self, Duration.ofSeconds(1), 3));
+                new HealthChecker(nodes, owners, roundTrips, nanos::get, self, Duration.ofSeconds(1), 3));
         ch.runPendingTasks();
         ch.runScheduledPendingTasks();
     }
@@ -88,6 +91,24 @@ class LbHealthCheckerTest {
 
         answer(first, 200);
         assertTrue(nodes.isUp(0), "a late probe answer is still a sign of life");
+    }
+
+    @Test
+    void anAnswerToTheLatestProbeTimesTheNodesRoundTrip() throws Exception {
+        assertEquals(-1, roundTrips.lastNanos(0), "no answer yet");
+        Map<Integer, SipMessage> first = drainProbes();
+        nanos.addAndGet(3_000_000);
+        answer(first.get(5061), 200);
+        assertEquals(3_000_000, roundTrips.lastNanos(0));
+        assertEquals(-1, roundTrips.lastNanos(1), "the other node has not answered");
+
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        drainProbes();
+        nanos.addAndGet(9_000_000);
+        answer(first.get(5062), 200);
+        assertEquals(-1, roundTrips.lastNanos(1), "an answer to an earlier probe has no send time to time it by");
+        assertTrue(nodes.isUp(1), "though it is still a sign of life");
     }
 
     @Test

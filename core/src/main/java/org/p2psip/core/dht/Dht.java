@@ -1,6 +1,7 @@
 package org.p2psip.core.dht;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -57,6 +58,18 @@ public interface Dht extends AutoCloseable {
      */
     default Optional<KeyRangeSet> ownedRanges() {
         return Optional.empty();
+    }
+
+    /**
+     * The other overlay members this node knows of now, as its own view has
+     * them: every member for a backend whose members all know each other
+     * (hazelcast), the neighbours and fingers a node routes through (chord),
+     * the routing table's contacts (kademlia). A snapshot at most a
+     * maintenance round old, for people reading a status page; cheap, never
+     * blocks, never includes {@link #self}. Empty for a backend of one node.
+     */
+    default List<Peer> knownPeers() {
+        return List.of();
     }
 
     /**

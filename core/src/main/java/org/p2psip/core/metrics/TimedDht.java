@@ -1,6 +1,7 @@
 package org.p2psip.core.metrics;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -96,6 +97,11 @@ public final class TimedDht implements Dht {
     @Override
     public long storedEntries() {
         return delegate.storedEntries();
+    }
+
+    @Override
+    public List<Peer> knownPeers() {
+        return delegate.knownPeers();
     }
 
     @Override

@@ -294,6 +294,24 @@ public abstract class DhtContractTest {
     }
 
     @Test
+    void everyNodeComesToKnowAnotherMemberAndNeverNamesItself() {
+        Set<String> members = cluster.nodes().stream().map(n -> n.self().id()).collect(Collectors.toSet());
+        if (!ownershipIsExclusive()) {
+            // Handles on one shared store are not members of anything.
+            return;
+        }
+        Eventually.until(() -> cluster.nodes().stream().allMatch(n -> knowsAnotherMember(n, members)),
+                Duration.ofSeconds(30), () -> "every node knowing another member: " + cluster.nodes().stream()
+                        .map(n -> n.self().id() + " knows " + n.knownPeers()).toList());
+    }
+
+    private static boolean knowsAnotherMember(Dht node, Set<String> members) {
+        List<String> known = node.knownPeers().stream().map(Peer::id).toList();
+        assertFalse(known.contains(node.self().id()), node.self().id() + " lists itself among " + known);
+        return known.stream().anyMatch(id -> members.contains(id));
+    }
+
+    @Test
     void ownedRangesClaimEveryKeyAndThePlacementOwnerClaimsIt() {
         List<String> keys = new ArrayList<>();
         for (int k = 0; k < 30; k++) {

@@ -66,6 +66,7 @@ public final class ChordDht implements Dht {
     private boolean roundRunning;
     /** What this node answers for as owner, as of its last round: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
+    private volatile List<Peer> known = List.of();
 
     ChordDht(NodeRef self, OverlayRuntime runtime, int replicas, ChordOptions options) {
         this.runtime = runtime;
@@ -180,9 +181,10 @@ public final class ChordDht implements Dht {
                 }, owner.executor());
     }
 
-    /** On the owner thread: the custody's answer, for {@link #ownedRanges} on any thread. */
+    /** On the owner thread: the custody's answer and the ring's nodes, for readers on any thread. */
     private void publishOwnership() {
         owned = custody.servedPoints();
+        known = state.knownNodes().stream().map(ChordDht::peerOf).toList();
     }
 
     // ---- the SPI -------------------------------------------------------------------------------
@@ -231,6 +233,12 @@ public final class ChordDht implements Dht {
     @Override
     public Optional<KeyRangeSet> ownedRanges() {
         return Optional.of(owned);
+    }
+
+    /** The predecessor, successors and fingers as of the start or end of the last maintenance round. */
+    @Override
+    public List<Peer> knownPeers() {
+        return known;
     }
 
     // ---- introspection -------------------------------------------------------------------------

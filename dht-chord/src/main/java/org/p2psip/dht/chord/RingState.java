@@ -343,6 +343,25 @@ public final class RingState {
         return Optional.ofNullable(fingers[i]);
     }
 
+    /**
+     * Every other node this one knows: its predecessor, then its successors,
+     * then its fingers in order, each once.
+     */
+    public List<NodeRef> knownNodes() {
+        Set<NodeRef> known = new LinkedHashSet<>();
+        if (predecessor != null) {
+            known.add(predecessor);
+        }
+        known.addAll(successors);
+        for (NodeRef f : fingers) {
+            if (f != null) {
+                known.add(f);
+            }
+        }
+        known.remove(self);
+        return List.copyOf(known);
+    }
+
     private boolean replaceSuccessors(List<NodeRef> list) {
         if (list.equals(successors)) {
             return false;

@@ -134,6 +134,19 @@ class RingStateTest {
     }
 
     @Test
+    void knownNodesArePredecessorSuccessorsAndFingersEachOnceWithoutSelf() {
+        RingState s = new RingState(SPACE, node(0), 2);
+        assertEquals(List.of(), s.knownNodes(), "alone, it knows nobody");
+        s.join(node(12), List.of(node(20), node(0)));
+        s.rectify(node(50), true);
+        s.setFinger(0, node(12));
+        s.setFinger(4, node(20));
+        s.setFinger(5, node(40));
+
+        assertEquals(List.of(node(50), node(12), node(20), node(40)), s.knownNodes());
+    }
+
+    @Test
     void aPredecessorIsConfirmedOnlyWhileItNamesThisNodeItsSuccessor() {
         RingState s = new RingState(SPACE, node(40), 3);
         s.join(node(50), List.of(node(5)));

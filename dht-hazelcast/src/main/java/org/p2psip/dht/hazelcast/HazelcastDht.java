@@ -209,6 +209,24 @@ public final class HazelcastDht implements Dht {
         return storedCount;
     }
 
+    /**
+     * Every other member of the cluster, from the member list Hazelcast
+     * keeps on each member and client; none once closed.
+     */
+    @Override
+    public List<Peer> knownPeers() {
+        if (closed) {
+            return List.of();
+        }
+        try {
+            return hazelcast.getCluster().getMembers().stream().filter(m -> !m.localMember())
+                    .map(HazelcastDht::peerOf).toList();
+        } catch (RuntimeException e) {
+            // Shutting down under us: it knows nobody now.
+            return List.of();
+        }
+    }
+
     @Override
     public CompletableFuture<Placement> placement(String key) {
         Objects.requireNonNull(key, "key");

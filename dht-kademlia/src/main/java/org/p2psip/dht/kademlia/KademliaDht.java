@@ -58,6 +58,7 @@ public final class KademliaDht implements Dht {
     private final KademliaMaintenance maintenance;
     /** The points this node is closest to among the contacts it knows, as of its last look: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
+    private volatile List<Peer> known = List.of();
 
     KademliaDht(Contact self, OverlayRuntime runtime, int replicas, KademliaOptions options) {
         this.self = self;
@@ -171,10 +172,17 @@ public final class KademliaDht implements Dht {
         return Optional.of(owned);
     }
 
-    /** On the owner thread. */
+    /** The routing table's contacts as of its last look at them (every {@value #OWNERSHIP_EVERY_MILLIS} ms). */
+    @Override
+    public List<Peer> knownPeers() {
+        return known;
+    }
+
+    /** On the owner thread: what the routing table says, for readers on any thread. */
     private void publishOwnership() {
-        List<Long> others = table.contacts().stream().map(c -> space.pointOf(c.id())).toList();
-        owned = XorCells.of(space.pointOf(self.id()), others);
+        List<Contact> contacts = table.contacts();
+        owned = XorCells.of(space.pointOf(self.id()), contacts.stream().map(c -> space.pointOf(c.id())).toList());
+        known = contacts.stream().map(this::peerOf).toList();
     }
 
     @Override

@@ -6,6 +6,8 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.p2psip.core.metrics.HistogramQuantile;
+
 /**
  * The nodes' DHT-operation latency histogram
  * ({@code p2psip_dht_operation_duration_seconds}, Prometheus text format
@@ -111,32 +113,15 @@ final class DhtLatencyHistogram {
                 local, remote));
     }
 
-    /**
-     * The {@code q} quantile in seconds as Prometheus's
-     * {@code histogram_quantile} estimates it: linear within the bucket the
-     * rank falls in, from the bucket below's bound (0 for the first); in the
-     * +Inf bucket, the highest finite bound.
-     */
+    /** The {@code q} quantile in seconds, as Prometheus's {@code histogram_quantile} estimates it. */
     double quantile(double q) {
-        long n = count();
-        if (n == 0) {
-            return 0;
-        }
-        double rank = q * n;
-        double lowerBound = 0;
-        long below = 0;
+        double[] bounds = new double[cumulative.size()];
+        long[] counts = new long[cumulative.size()];
+        int i = 0;
         for (Map.Entry<Double, Long> e : cumulative.entrySet()) {
-            if (e.getValue() >= rank) {
-                if (e.getKey() == Double.POSITIVE_INFINITY) {
-                    return lowerBound;
-                }
-                long inBucket = e.getValue() - below;
-                return inBucket == 0 ? e.getKey()
-                        : lowerBound + (e.getKey() - lowerBound) * (rank - below) / inBucket;
-            }
-            lowerBound = e.getKey();
-            below = e.getValue();
+            bounds[i] = e.getKey();
+            counts[i++] = e.getValue();
         }
-        return lowerBound;
+        return HistogramQuantile.estimate(bounds, counts, q);
     }
 }

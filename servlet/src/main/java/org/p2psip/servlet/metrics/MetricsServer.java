@@ -1,12 +1,15 @@
 package org.p2psip.servlet.metrics;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
+import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -17,6 +20,8 @@ import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.status.BalancerStatusPage;
+import org.p2psip.servlet.status.StatusPage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,26 +30,39 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * The metrics endpoint of a node or a balancer (HTTP, {@code --metrics
- * HOST:PORT}) for Prometheus and the scale benchmark: {@code GET /metrics}
- * answers 200 with the text format (a node's is {@link PrometheusText}
- * and {@link ProcessMetricsText}); any other path is 404, any other method
- * on it 405, and a scrape that fails 500. Unauthenticated and read-only, like every Prometheus target:
- * bind it where only the monitoring can reach it.
+ * HOST:PORT}) for Prometheus, the scale benchmark and people:
+ * {@code GET /metrics} answers 200 with the text format (a node's is
+ * {@link PrometheusText} and {@link ProcessMetricsText}); {@code GET /} the
+ * status page, a self-contained HTML page whose script draws
+ * {@code GET /status.json} ({@link StatusPage}), sampled here once a second.
+ * Any other path is 404, any other method than GET or HEAD 405, and a
+ * scrape that fails 500. Unauthenticated and read-only, like every
+ * Prometheus target: bind it where only the monitoring can reach it.
  */
 public final class MetricsServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetricsServer.class);
     static final String PATH = "/metrics";
+    static final String PAGE = "/";
+    static final String STATUS = "/status.json";
     private static final String TEXT = "text/plain; charset=utf-8";
+    private static final String HTML = "text/html; charset=utf-8";
+    private static final String JSON = "application/json; charset=utf-8";
+    private static final Duration SAMPLE_EVERY = Duration.ofSeconds(1);
 
     private final HttpServer server;
-    private final ExecutorService thread;
+    private final ScheduledExecutorService thread;
     private final Supplier<String> scrape;
+    private final StatusPage page;
+    private final String html;
 
-    private MetricsServer(HttpServer server, ExecutorService thread, Supplier<String> scrape) {
+    private MetricsServer(HttpServer server, ScheduledExecutorService thread, Supplier<String> scrape, StatusPage page,
+                          String html) {
         this.server = server;
         this.thread = thread;
         this.scrape = scrape;
+        this.page = page;
+        this.html = html;
     }
 
     /**
@@ -54,12 +72,14 @@ public final class MetricsServer implements AutoCloseable {
      * @param overloadRejections the node's count of requests shed with 503, read per scrape
      * @param traffic the node's SIP requests, responses and their times
      * @param ownedShare the share of the key space the node owns, NaN when the backend cannot tell
+     * @param page the node's status page
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
     public static MetricsServer start(HostPort address, DhtLatencies latencies, LongSupplier storedEntries,
                                       LongSupplier overloadRejections, SipTraffic traffic,
-                                      DoubleSupplier ownedShare) throws IOException {
-        return start(address, () -> nodeScrape(latencies, storedEntries, overloadRejections, traffic, ownedShare));
+                                      DoubleSupplier ownedShare, StatusPage page) throws IOException {
+        return start(address, () -> nodeScrape(latencies, storedEntries, overloadRejections, traffic, ownedShare),
+                page);
     }
 
     /**
@@ -70,30 +90,52 @@ public final class MetricsServer implements AutoCloseable {
      */
     public static MetricsServer start(HostPort address, SipBalancer balancer) throws IOException {
         return start(address, () -> BalancerMetricsText.render(balancer, System.nanoTime())
-                + ProcessMetricsText.render());
+                + ProcessMetricsText.render(), new BalancerStatusPage(balancer, System.currentTimeMillis()));
     }
 
     /**
      * Binds {@code address} and serves {@code scrape}'s text, taken afresh
-     * at each request, until {@link #close}.
+     * at each request, and {@code page}, sampled once a second, until
+     * {@link #close}.
      *
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
-    public static MetricsServer start(HostPort address, Supplier<String> scrape) throws IOException {
+    public static MetricsServer start(HostPort address, Supplier<String> scrape, StatusPage page) throws IOException {
         // Resolved here so an unknown host fails as one, not as an unresolved-address bind error.
         InetAddress host = InetAddress.getByName(address.host());
         HttpServer http = HttpServer.create(new InetSocketAddress(host, address.port()), 16);
-        // One thread: a scrape reads counters and writes a few kilobytes, and scrapers come seconds apart.
-        ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+        // One thread: a scrape reads counters and writes a few kilobytes, scrapers and people come seconds
+        // apart, and the page's samples are taken between their requests.
+        ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "p2psip-metrics");
             t.setDaemon(true);
             return t;
         });
-        MetricsServer metrics = new MetricsServer(http, thread, scrape);
+        MetricsServer metrics = new MetricsServer(http, thread, scrape, page, pageHtml());
         http.createContext("/", metrics::handle);
         http.setExecutor(thread);
+        thread.scheduleAtFixedRate(metrics::sample, 0, SAMPLE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
         http.start();
         return metrics;
+    }
+
+    /** The page's HTML, shipped in the jar beside this class's package. */
+    private static String pageHtml() throws IOException {
+        try (InputStream in = StatusPage.class.getResourceAsStream("status.html")) {
+            if (in == null) {
+                throw new IOException("status.html is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private void sample() {
+        try {
+            page.sample(System.currentTimeMillis(), System.nanoTime());
+        } catch (RuntimeException e) {
+            // A sample that fails (a backend closing under it) costs one point; a thrown one would end the timer.
+            LOG.debug("status sample failed: {}", e.toString());
+        }
     }
 
     /** Where it listens. */
@@ -112,24 +154,30 @@ public final class MetricsServer implements AutoCloseable {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
             String method = exchange.getRequestMethod();
-            if (!PATH.equals(path)) {
-                reply(exchange, 404, TEXT, "no " + path + "; metrics are at " + PATH + "\n");
-            } else if (!"GET".equals(method)) {
-                exchange.getResponseHeaders().set("Allow", "GET");
-                reply(exchange, 405, TEXT, "no " + method + " " + PATH + "; only GET\n");
+            if (!PATH.equals(path) && !PAGE.equals(path) && !STATUS.equals(path)) {
+                reply(exchange, 404, TEXT, "no " + path + "; metrics are at " + PATH + ", the status page at " + PAGE
+                        + "\n");
+            } else if (!"GET".equals(method) && !"HEAD".equals(method)) {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                reply(exchange, 405, TEXT, "no " + method + " " + path + "; only GET and HEAD\n");
+            } else if (PAGE.equals(path)) {
+                reply(exchange, 200, HTML, html);
             } else {
                 String text;
                 try {
-                    text = scrape.get();
+                    text = PATH.equals(path) ? scrape.get() : page.json();
                 } catch (RuntimeException e) {
-                    LOG.warn("a metrics scrape failed: {}", e.toString());
-                    reply(exchange, 500, TEXT, "the scrape failed: " + e.getMessage() + "\n");
+                    LOG.warn("reading {} failed: {}", path, e.toString());
+                    reply(exchange, 500, TEXT, "reading " + path + " failed: " + e.getMessage() + "\n");
                     return;
                 }
-                reply(exchange, 200, PrometheusText.CONTENT_TYPE, text);
+                if (STATUS.equals(path)) {
+                    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+                }
+                reply(exchange, 200, PATH.equals(path) ? PrometheusText.CONTENT_TYPE : JSON, text);
             }
         } catch (IOException e) {
-            // The scraper went away mid-answer; the next scrape starts afresh.
+            // The client went away mid-answer; the next request starts afresh.
             LOG.debug("metrics request failed: {}", e.toString());
         }
     }

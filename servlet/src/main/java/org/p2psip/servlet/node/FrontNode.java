@@ -49,6 +49,7 @@ import org.p2psip.servlet.logging.AccessLog;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.metrics.MetricsServer;
+import org.p2psip.servlet.status.NodeStatusPage;
 import org.p2psip.servlet.proxy.Proxy;
 import org.p2psip.servlet.proxy.ProxyTrust;
 import org.p2psip.servlet.proxy.RecordRoutes;
@@ -177,7 +178,7 @@ public final class FrontNode implements AutoCloseable {
             }
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
-                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic);
+                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic, self.hostPort());
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -296,10 +297,11 @@ public final class FrontNode implements AutoCloseable {
     }
 
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
-                                              SipTraffic traffic) throws NodeStartException {
+                                              SipTraffic traffic, HostPort sip) throws NodeStartException {
         try {
             return MetricsServer.start(address, latencies, dht::storedEntries, guards::shed, traffic,
-                    () -> dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN));
+                    () -> dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN),
+                    new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()));
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }

@@ -27,12 +27,15 @@ import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.testing.Eventually;
+import org.p2psip.servlet.status.NodeStatusPage;
 
 /** The metrics endpoint over a real socket on 127.0.0.1, counting what a timed local DHT did. */
 @Timeout(30)
 class MetricsServerTest {
 
     private static final Peer SELF = new Peer("self", Optional.empty());
+    private static final HostPort SIP = new HostPort("127.0.0.1", 5060);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final DhtLatencies latencies = new DhtLatencies();
@@ -45,7 +48,7 @@ class MetricsServerTest {
         dht = new TimedDht(new LocalDht(new LocalDht.Store(Clock.systemUTC(), SELF), SELF, () -> { }), latencies,
                 System::nanoTime);
         server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries, () -> 0,
-                traffic, () -> 0.25);
+                traffic, () -> 0.25, new NodeStatusPage(SIP, dht, traffic, latencies, System.currentTimeMillis()));
     }
 
     @AfterEach
@@ -106,8 +109,9 @@ class MetricsServerTest {
 
     @Test
     void anotherPathIsNotFound() throws Exception {
-        assertEquals(404, send("GET", "/").statusCode());
+        assertEquals(404, send("GET", "/nothing").statusCode());
         assertEquals(404, send("GET", "/metrics/extra").statusCode());
+        assertEquals(404, send("GET", "/status.json/x").statusCode());
     }
 
     @Test
@@ -115,8 +119,10 @@ class MetricsServerTest {
         HttpResponse<String> r = send("POST", "/metrics");
 
         assertEquals(405, r.statusCode());
-        assertEquals("GET", r.headers().firstValue("Allow").orElse(""));
+        assertEquals("GET, HEAD", r.headers().firstValue("Allow").orElse(""));
         assertEquals(405, send("DELETE", "/metrics").statusCode());
+        assertEquals(405, send("PUT", "/").statusCode());
+        assertEquals(200, send("HEAD", "/metrics").statusCode());
     }
 
     @Test
@@ -138,11 +144,48 @@ class MetricsServerTest {
     }
 
     @Test
+    void theStatusPageAndItsDataAreServedBesideTheMetrics() throws Exception {
+        HttpResponse<String> page = send("GET", "/");
+        assertEquals(200, page.statusCode());
+        assertEquals("text/html; charset=utf-8", page.headers().firstValue("Content-Type").orElse(""));
+        assertTrue(page.body().contains("status.json"), "the page reads its data from status.json");
+
+        traffic.received("REGISTER");
+        // The first sample is taken at start; rates need a second one a second later.
+        Eventually.until(() -> chartPoints(statusJson()) >= 1, Duration.ofSeconds(10), "a chart point");
+        HttpResponse<String> data = send("GET", "/status.json");
+        assertEquals(200, data.statusCode());
+        assertEquals("application/json; charset=utf-8", data.headers().firstValue("Content-Type").orElse(""));
+        assertEquals("no-store", data.headers().firstValue("Cache-Control").orElse(""));
+        String json = data.body();
+        assertTrue(json.startsWith("{\"kind\":\"node\",\"title\":\"p2psip node 127.0.0.1:5060\""), json);
+        assertTrue(json.contains("[\"self\",\"127.0.0.1:5060\",\"this node\"]"), json);
+        assertTrue(json.contains("{\"name\":\"owns\",\"value\":\"100.0 %\"}"), json);
+    }
+
+    private String statusJson() {
+        try {
+            return send("GET", "/status.json").body();
+        } catch (Exception e) {
+            throw new AssertionError("status.json unreadable", e);
+        }
+    }
+
+    /** The points of the first chart in a status.json answer. */
+    private static int chartPoints(String json) {
+        int at = json.indexOf("\"points\":[");
+        if (at < 0 || json.startsWith("[]", at + 10)) {
+            return 0;
+        }
+        return json.substring(at).split("\\],\\[").length;
+    }
+
+    @Test
     void aBusyPortFailsTheStartWithAnIoException() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThrows(IOException.class, () -> MetricsServer.start(
                     new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1, () -> 0, new SipTraffic(),
-                    () -> Double.NaN));
+                    () -> Double.NaN, new NodeStatusPage(SIP, dht, traffic, latencies, 0)));
         }
     }
 }
