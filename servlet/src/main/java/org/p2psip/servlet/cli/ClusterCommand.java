@@ -84,12 +84,16 @@ final class ClusterCommand implements Callable<Integer> {
     private static final Duration NODE_START = Duration.ofSeconds(120);
     private static final Duration NODE_STOP = Duration.ofSeconds(15);
     static final String DEFAULT_NETNS = "10.213.7";
+    private static final int DEFAULT_NETNS_CLIENTS = 2;
     /** Node i's host is PREFIX.(NODE_OCTET + i), client k's PREFIX.(CLIENT_OCTET + k). */
     private static final int NODE_OCTET = 10;
     private static final int CLIENT_OCTET = 200;
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    ConfigFileOption config = new ConfigFileOption();
 
     @Option(names = "--dht", required = true, paramLabel = "NAME",
             description = "DHT backend the nodes share: hazelcast, chord, kademlia (whichever are on the class "
@@ -113,8 +117,13 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Option(names = "--netns-clients", paramLabel = "N",
             description = "With --netns, how many client hosts to make for phones and SIPp (run a program on one "
-                    + "with 'ip netns exec NAME ...'). Default: ${DEFAULT-VALUE}.")
-    int netnsClients = 2;
+                    + "with 'ip netns exec NAME ...'). Default: " + DEFAULT_NETNS_CLIENTS + ".")
+    Integer netnsClientsOption;
+
+    /** The client hosts to make: as given, else {@link #DEFAULT_NETNS_CLIENTS}. */
+    private int netnsClients() {
+        return netnsClientsOption != null ? netnsClientsOption : DEFAULT_NETNS_CLIENTS;
+    }
 
     @Option(names = "--overlay-base", paramLabel = "PORT",
             description = "Overlay port of the first node; the others take the following ones. Default: ${DEFAULT-VALUE}.")
@@ -145,9 +154,9 @@ final class ClusterCommand implements Callable<Integer> {
             description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
     int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
 
-    @Option(names = "--domain", paramLabel = "DOMAIN",
-            description = "A SIP domain the cluster serves, repeatable; the first is the default. The balancer's "
-                    + "and the nodes' addresses are aliases of it. Default: the host of --sip.")
+    @Option(names = "--domain", paramLabel = "DOMAIN", split = ",",
+            description = "A SIP domain the cluster serves, repeatable or comma-separated; the first is the "
+                    + "default. The balancer's and the nodes' addresses are aliases of it. Default: the host of --sip.")
     List<String> domains = new ArrayList<>();
 
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
@@ -303,10 +312,11 @@ final class ClusterCommand implements Callable<Integer> {
                     + "node, so it runs only with --nodes 1; pick a shared backend (" + String.join(", ",
                     backends.stream().filter(b -> !"local".equals(b)).toList()) + ")");
         }
-        if (netns != null && (netnsClients < 0 || netnsClients > 50)) {
+        if (netns != null && (netnsClients() < 0 || netnsClients() > 50)) {
             throw new ParameterException(spec.commandLine(), "--netns-clients must be between 0 and 50");
         }
-        if (netns == null && spec.commandLine().getParseResult().hasMatchedOption("--netns-clients")) {
+        // Given, whether by flag or by --config file: a parse result's matched options hold only the flags.
+        if (netns == null && netnsClientsOption != null) {
             throw new ParameterException(spec.commandLine(), "--netns-clients needs --netns");
         }
         if (netns != null && !NamespaceHosts.isPrefix(netns)) {
@@ -571,7 +581,7 @@ final class ClusterCommand implements Callable<Integer> {
         for (int i = 1; i <= nodeCount; i++) {
             octets.put(nodeName(i), NODE_OCTET + i);
         }
-        for (int k = 1; k <= netnsClients; k++) {
+        for (int k = 1; k <= netnsClients(); k++) {
             octets.put("c" + k, CLIENT_OCTET + k);
         }
         return NamespaceHosts.create(netns, octets, true);

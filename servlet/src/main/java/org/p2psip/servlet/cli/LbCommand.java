@@ -53,6 +53,9 @@ final class LbCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    ConfigFileOption config = new ConfigFileOption();
+
     @Option(names = "--sip", required = true, paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Address clients send SIP to; UDP and TCP share the port.")
     HostPort sip;

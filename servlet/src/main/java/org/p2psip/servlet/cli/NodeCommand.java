@@ -48,6 +48,9 @@ final class NodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    ConfigFileOption config = new ConfigFileOption();
+
     @Option(names = "--dht", paramLabel = "NAME", defaultValue = "local",
             description = "DHT backend holding the registrations: local, hazelcast, chord or kademlia "
                     + "(whichever are on the class path). Default: ${DEFAULT-VALUE}.")
@@ -105,18 +108,19 @@ final class NodeCommand implements Callable<Integer> {
                     + "may join or read (chord and kademlia frames carry it with freshness; the hazelcast cluster name "
                     + "is derived from it), it signs the digest nonces and Record-Route tokens every node accepts, and "
                     + "authenticates admin requests. Prefer the environment variable " + ClusterSecrets.ENV
-                    + " (or " + ClusterSecrets.LEGACY_ENV + "), which stays out of the process list.")
+                    + " (or " + ClusterSecrets.LEGACY_ENV + ") or a --config file only this user can read "
+                    + "(mode 0600): both stay out of the process list.")
     String clusterSecret;
 
-    @Option(names = "--domain", paramLabel = "DOMAIN",
-            description = "A SIP domain this node serves, repeatable; the first is the default, and the realm of "
-                    + "its users. Requests for other domains are relayed only for authenticated local users; "
-                    + "REGISTERs for them get 403. Default: the host of --sip.")
+    @Option(names = "--domain", paramLabel = "DOMAIN", split = ",",
+            description = "A SIP domain this node serves, repeatable or comma-separated; the first is the default, "
+                    + "and the realm of its users. Requests for other domains are relayed only for authenticated "
+                    + "local users; REGISTERs for them get 403. Default: the host of --sip.")
     List<String> domains = new ArrayList<>();
 
-    @Option(names = "--alias", paramLabel = "HOST[:PORT]", converter = AliasConverter.class,
+    @Option(names = "--alias", paramLabel = "HOST[:PORT]", split = ",", converter = AliasConverter.class,
             description = "Another address that means the default domain (the balancer's, the other nodes'), "
-                    + "repeatable; the node's own --sip address always does. Default port 5060.")
+                    + "repeatable or comma-separated; the node's own --sip address always does. Default port 5060.")
     List<HostPort> aliases = new ArrayList<>();
 
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
@@ -169,9 +173,9 @@ final class NodeCommand implements Callable<Integer> {
                     + "only your monitoring can reach it. Default: off.")
     HostPort metrics;
 
-    @Option(names = "--dht-option", paramLabel = "KEY=VALUE",
-            description = "A backend-specific setting, repeatable; e.g. start-timeout-seconds=15 or any "
-                    + "hazelcast.* property for the hazelcast backend.")
+    @Option(names = "--dht-option", paramLabel = "KEY=VALUE", split = ",",
+            description = "A backend-specific setting, repeatable or comma-separated; e.g. "
+                    + "start-timeout-seconds=15 or any hazelcast.* property for the hazelcast backend.")
     Map<String, String> dhtOptions = new LinkedHashMap<>();
 
     @Option(names = "--min-expires", paramLabel = "SECONDS",

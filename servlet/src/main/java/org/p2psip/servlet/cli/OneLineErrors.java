@@ -18,10 +18,18 @@ final class OneLineErrors implements IParameterExceptionHandler, IExecutionExcep
     static final int USAGE = 2;
     static final int FAILURE = 1;
 
+    private final ConfigFileDefaults configFiles;
+
+    /** {@code configFiles} says which refused values came from a {@code --config} file, and from which line. */
+    OneLineErrors(ConfigFileDefaults configFiles) {
+        this.configFiles = configFiles;
+    }
+
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
-        print(cmd, ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+        String where = configFiles.origin(ex).map(w -> w + ": ").orElse("");
+        print(cmd, where + ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
         return USAGE;
     }
 

@@ -41,7 +41,10 @@ public final class P2psip implements Runnable {
                 cl.addSubcommand(extra.name(), extra.command());
             }
         }
-        OneLineErrors errors = new OneLineErrors();
+        // Set after the discovered subcommands joined: picocli hands a provider only to the subcommands there are.
+        ConfigFileDefaults configFiles = new ConfigFileDefaults();
+        cl.setDefaultValueProvider(configFiles);
+        OneLineErrors errors = new OneLineErrors(configFiles);
         cl.setParameterExceptionHandler(errors);
         cl.setExecutionExceptionHandler(errors);
         return cl;
