@@ -166,7 +166,6 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
             }
         }
         Map<OptionSpec, List<Setting>> items = new LinkedHashMap<>();
-        Map<OptionSpec, Setting> firstLine = new HashMap<>();
         for (Setting setting : file.settings()) {
             String where = file.where(setting);
             String key = setting.key();
@@ -179,8 +178,9 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
                         + command.qualifiedName() + "'" + closest(key, keys.keySet())
                         .map(k -> " (did you mean '" + k + "'?)").orElse(""));
             }
-            Setting first = firstLine.putIfAbsent(option, setting);
-            if (first != null && !option.isMultiValue()) {
+            List<Setting> earlier = items.get(option);
+            if (earlier != null && !option.isMultiValue()) {
+                Setting first = earlier.get(0);
                 throw new ConfigFileException(where + ": '" + key + "' is already set on line " + first.line()
                         + (first.key().equals(key) ? "" : " (as '" + first.key() + "')")
                         + "; only a repeatable flag may be given more than once");
@@ -225,7 +225,7 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
     }
 
     /** Insertions, deletions, substitutions and swaps of neighbours that turn {@code a} into {@code b}. */
-    static int editDistance(String a, String b) {
+    private static int editDistance(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];
         for (int i = 0; i <= a.length(); i++) {
             d[i][0] = i;
