@@ -10,12 +10,13 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.SipBalancer;
+import org.p2psip.core.dht.Dht;
+import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.metrics.SipTraffic;
@@ -66,20 +67,19 @@ public final class MetricsServer implements AutoCloseable {
     }
 
     /**
-     * Binds {@code address} and serves until {@link #close}.
+     * Binds {@code address} and serves a node's metrics and status page until {@link #close}.
      *
-     * @param storedEntries the DHT's {@code storedEntries()}, read per scrape
+     * @param dht the node's DHT: the values it holds, the share it owns and the peers it knows, read per scrape
+     * @param latencies the times of the DHT operations this node started
      * @param overloadRejections the node's count of requests shed with 503, read per scrape
      * @param traffic the node's SIP requests, responses and their times
-     * @param ownedShare the share of the key space the node owns, NaN when the backend cannot tell
      * @param page the node's status page
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
-    public static MetricsServer start(HostPort address, DhtLatencies latencies, LongSupplier storedEntries,
-                                      LongSupplier overloadRejections, SipTraffic traffic,
-                                      DoubleSupplier ownedShare, StatusPage page) throws IOException {
-        return start(address, () -> nodeScrape(latencies, storedEntries, overloadRejections, traffic, ownedShare),
-                page);
+    public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
+                                      LongSupplier overloadRejections, SipTraffic traffic, StatusPage page)
+            throws IOException {
+        return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic), page);
     }
 
     /**
@@ -182,26 +182,26 @@ public final class MetricsServer implements AutoCloseable {
         }
     }
 
-    private static String nodeScrape(DhtLatencies latencies, LongSupplier storedEntries,
-                                     LongSupplier overloadRejections, SipTraffic traffic, DoubleSupplier ownedShare) {
+    private static String nodeScrape(Dht dht, DhtLatencies latencies, LongSupplier overloadRejections,
+                                     SipTraffic traffic) {
         long stored;
-        try {
-            stored = storedEntries.getAsLong();
-        } catch (RuntimeException e) {
-            // A backend that cannot count now (closing, a client cut off) costs the gauge, not the histogram.
-            LOG.debug("stored entries unavailable: {}", e.toString());
-            stored = -1;
-        }
         double share;
+        int peers;
         try {
-            share = ownedShare.getAsDouble();
+            stored = dht.storedEntries();
+            share = dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN);
+            peers = dht.knownPeers().size();
         } catch (RuntimeException e) {
-            LOG.debug("owned share unavailable: {}", e.toString());
+            // A backend that cannot tell now (closing, a client cut off) costs these gauges, not the histograms.
+            LOG.debug("the DHT's gauges are unavailable: {}", e.toString());
+            stored = -1;
             share = Double.NaN;
+            peers = -1;
         }
         return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership(),
                 overloadRejections.getAsLong())
                 + (Double.isNaN(share) ? "" : PrometheusText.ownedShare(share))
+                + (peers < 0 ? "" : PrometheusText.knownPeers(peers))
                 + PrometheusText.sipTraffic(traffic)
                 + ProcessMetricsText.render();
     }

@@ -23,8 +23,8 @@ import org.p2psip.core.metrics.SipTraffic;
  * {@code unknown}); then the {@value #OVERLOAD_REJECTIONS} counter, the
  * requests the node's overload gate answered 503 instead of queueing
  * (RFC 3261 §21.5.4), which a balancer relays as 500. {@link #sipTraffic}
- * and {@link #ownedShare} write the SIP and ownership families a scrape
- * appends. Numbers are written exactly, from nanoseconds, never through a
+ * {@link #ownedShare} and {@link #knownPeers} write the SIP, ownership and
+ * membership families a scrape appends. Numbers are written exactly, from nanoseconds, never through a
  * binary fraction.
  */
 final class PrometheusText {
@@ -38,6 +38,7 @@ final class PrometheusText {
     static final String RESPONSES = "p2psip_sip_responses_total";
     static final String REQUEST_DURATION = "p2psip_sip_request_duration_seconds";
     static final String OWNED_SHARE = "p2psip_dht_owned_key_share";
+    static final String KNOWN_PEERS = "p2psip_dht_known_peers";
 
     private PrometheusText() {
     }
@@ -105,6 +106,13 @@ final class PrometheusText {
         StringBuilder b = new StringBuilder(160);
         family(b, OWNED_SHARE, "gauge", "Share of the DHT's key space this node owns (0 to 1).");
         return b.append(OWNED_SHARE).append(' ').append(share).append('\n').toString();
+    }
+
+    /** The {@value #KNOWN_PEERS} gauge: the other overlay members this node knows ({@code Dht.knownPeers}). */
+    static String knownPeers(int peers) {
+        StringBuilder b = new StringBuilder(160);
+        family(b, KNOWN_PEERS, "gauge", "Other overlay members this node knows now.");
+        return b.append(KNOWN_PEERS).append(' ').append(peers).append('\n').toString();
     }
 
     private static void histogram(StringBuilder b, String name, String labels, LatencySnapshot latency) {

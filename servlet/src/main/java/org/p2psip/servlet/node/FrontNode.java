@@ -33,7 +33,6 @@ import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.dht.DhtProvider;
-import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
@@ -299,8 +298,7 @@ public final class FrontNode implements AutoCloseable {
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
                                               SipTraffic traffic, HostPort sip) throws NodeStartException {
         try {
-            return MetricsServer.start(address, latencies, dht::storedEntries, guards::shed, traffic,
-                    () -> dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN),
+            return MetricsServer.start(address, dht, latencies, guards::shed, traffic,
                     new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()));
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);

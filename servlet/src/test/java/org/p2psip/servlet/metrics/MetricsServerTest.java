@@ -47,8 +47,8 @@ class MetricsServerTest {
     void start() throws IOException {
         dht = new TimedDht(new LocalDht(new LocalDht.Store(Clock.systemUTC(), SELF), SELF, () -> { }), latencies,
                 System::nanoTime);
-        server = MetricsServer.start(new HostPort("127.0.0.1", 0), latencies, dht::storedEntries, () -> 0,
-                traffic, () -> 0.25, new NodeStatusPage(SIP, dht, traffic, latencies, System.currentTimeMillis()));
+        server = MetricsServer.start(new HostPort("127.0.0.1", 0), dht, latencies, () -> 0, traffic,
+                new NodeStatusPage(SIP, dht, traffic, latencies, System.currentTimeMillis()));
     }
 
     @AfterEach
@@ -138,7 +138,8 @@ class MetricsServerTest {
         assertEquals(1, value(text, "p2psip_sip_responses_total{method=\"REGISTER\",class=\"4xx\"}"));
         assertEquals(2, value(text, "p2psip_sip_request_duration_seconds_count{method=\"REGISTER\"}"));
         assertEquals(1, value(text, "p2psip_sip_request_duration_seconds_bucket{method=\"REGISTER\",le=\"0.0005\"}"));
-        assertTrue(text.contains("\np2psip_dht_owned_key_share 0.25\n"), text);
+        assertTrue(text.contains("\np2psip_dht_owned_key_share 1.0\n"), text);
+        assertTrue(text.contains("\np2psip_dht_known_peers 0\n"), "a local DHT knows no peers: " + text);
         assertTrue(text.contains("\nprocess_cpu_seconds_total "), text);
         assertTrue(text.contains("\njvm_threads_current "), text);
     }
@@ -184,8 +185,8 @@ class MetricsServerTest {
     void aBusyPortFailsTheStartWithAnIoException() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             assertThrows(IOException.class, () -> MetricsServer.start(
-                    new HostPort("127.0.0.1", taken.getLocalPort()), latencies, () -> -1, () -> 0, new SipTraffic(),
-                    () -> Double.NaN, new NodeStatusPage(SIP, dht, traffic, latencies, 0)));
+                    new HostPort("127.0.0.1", taken.getLocalPort()), dht, latencies, () -> 0, new SipTraffic(),
+                    new NodeStatusPage(SIP, dht, traffic, latencies, 0)));
         }
     }
 }
