@@ -39,13 +39,7 @@ final class Baresip implements AutoCloseable {
 
     /** The baresip binary, or an error saying how to get it. */
     static String binary() {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            Path p = Path.of(dir, "baresip");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("baresip is not installed: apt-get install -y baresip (.ci/run does this)");
+        return InstalledTool.path("baresip", "baresip-core");
     }
 
     /**

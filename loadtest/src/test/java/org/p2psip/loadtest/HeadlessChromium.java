@@ -33,13 +33,7 @@ final class HeadlessChromium {
 
     /** The chromium binary, or an error saying how to get it. */
     static String binary() {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            Path p = Path.of(dir, "chromium");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("chromium is not installed: apt-get install -y chromium (.ci/run does this)");
+        return InstalledTool.path("chromium", "chromium");
     }
 
     /** The page's document as serialised after its scripts ran. */

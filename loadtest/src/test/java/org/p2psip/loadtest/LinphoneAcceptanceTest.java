@@ -37,13 +37,7 @@ class LinphoneAcceptanceTest {
     Path work;
 
     private static String binary() {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            Path p = Path.of(dir, "linphonec");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("linphonec is not installed: apt-get install -y linphone-cli (.ci/run does this)");
+        return InstalledTool.path("linphonec", "linphone-cli");
     }
 
     @Test

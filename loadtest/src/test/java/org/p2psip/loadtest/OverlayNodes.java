@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import org.p2psip.core.testing.FreePorts;
 
@@ -117,6 +118,19 @@ final class OverlayNodes implements AutoCloseable {
         members.add(m);
         started.add(m);
         return m;
+    }
+
+    /**
+     * Starts {@code p2psip lb} on the balancer port these nodes record-route
+     * through, in front of every node now running, serving its metrics and
+     * status page on {@code metricsPort}, and waits until it listens.
+     */
+    NodeProcess startBalancer(int metricsPort) throws Exception {
+        String list = members.stream().map(m -> "127.0.0.1:" + m.sip()).collect(Collectors.joining(","));
+        NodeProcess lb = NodeProcess.start("lb", "--sip", "127.0.0.1:" + balancer.orElseThrow(), "--nodes", list,
+                "--trusted-source", "127.0.0.1", "--metrics", "127.0.0.1:" + metricsPort);
+        lb.awaitOutput("p2psip lb listening", Duration.ofSeconds(30));
+        return lb;
     }
 
     /** Stops a node with SIGTERM: a graceful leave. */

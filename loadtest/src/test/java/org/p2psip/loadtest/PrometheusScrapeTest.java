@@ -66,11 +66,7 @@ class PrometheusScrapeTest {
         int lbMetrics = FreePorts.udpAndTcp();
         try (OverlayNodes nodes = new OverlayNodes("chord", 2, Optional.of(DOMAIN), Optional.of(lbPort))) {
             nodes.startAll(3);
-            String list = nodes.members().stream().map(m -> "127.0.0.1:" + m.sip())
-                    .collect(Collectors.joining(","));
-            try (NodeProcess lb = NodeProcess.start("lb", "--sip", "127.0.0.1:" + lbPort, "--nodes", list,
-                    "--trusted-source", "127.0.0.1", "--metrics", "127.0.0.1:" + lbMetrics)) {
-                lb.awaitOutput("p2psip lb listening", Duration.ofSeconds(30));
+            try (NodeProcess lb = nodes.startBalancer(lbMetrics)) {
                 List<String> nodeTargets = nodes.members().stream().map(m -> "127.0.0.1:" + m.metrics()).toList();
                 Process prometheus = startPrometheus(nodeTargets, "127.0.0.1:" + lbMetrics);
                 try {

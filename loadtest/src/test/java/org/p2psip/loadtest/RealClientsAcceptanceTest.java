@@ -39,7 +39,7 @@ class RealClientsAcceptanceTest {
     static void startCluster() throws Exception {
         Baresip.binary();
         for (String tool : List.of("svwar", "svcrack")) {
-            assertTrue(onPath(tool), tool + " is not installed: apt-get install -y sipvicious (.ci/run does this)");
+            InstalledTool.path(tool, "sipvicious");
         }
         cluster = AuthenticatedCluster.start(work, "hazelcast", 2, 2);
         cluster.importUsers("phone", 3);
@@ -51,15 +51,6 @@ class RealClientsAcceptanceTest {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String aor(String user) {

@@ -38,13 +38,7 @@ final class Sipp {
 
     /** The sipp binary, or an error saying how to get it. */
     static String binary() {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            Path p = Path.of(dir, "sipp");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        throw new AssertionError("sipp is not installed: apt-get install -y sip-tester (.ci/run does this)");
+        return InstalledTool.path("sipp", "sip-tester");
     }
 
     /** Starts SIPp in the background, e.g. as a UAS; the caller destroys it. */

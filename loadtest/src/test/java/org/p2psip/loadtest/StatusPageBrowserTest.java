@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import javax.imageio.ImageIO;
 
@@ -29,7 +28,7 @@ import org.p2psip.core.testing.FreePorts;
  * the test reads what their scripts made of {@code status.json}: the
  * member count the page's own DOM reports, the charts it drew, and a
  * screenshot in which the charts' first colour covers more than the
- * legend's swatches could. The screenshots are kept in
+ * legends' swatches could. The screenshots are kept in
  * {@code loadtest/target/} (the ones in {@code docs/} came from such a run).
  */
 @Timeout(300)
@@ -39,8 +38,10 @@ class StatusPageBrowserTest {
     private static final int AORS = 600;
     /** The pages' first series colour (REGISTER, 2xx, p50; the first node). */
     private static final int FIRST_SERIES_RGB = 0x2563eb;
-    /** What four 10 × 10 legend swatches of that colour add up to; a drawn line takes the count past it. */
-    private static final int SWATCH_PIXELS = 4 * 10 * 10;
+    /** A legend's swatch of that colour, 10 × 10 CSS pixels, one per chart. */
+    private static final int SWATCH_PIXELS = 10 * 10;
+    /** What a drawn line of that colour adds at the least: a few seconds of samples, two pixels thick. */
+    private static final int LINE_PIXELS = 30;
 
     @TempDir
     Path work;
@@ -52,11 +53,7 @@ class StatusPageBrowserTest {
         int lbMetrics = FreePorts.udpAndTcp();
         try (OverlayNodes nodes = new OverlayNodes("chord", 2, Optional.of(DOMAIN), Optional.of(lbPort))) {
             nodes.startAll(3);
-            String list = nodes.members().stream().map(m -> "127.0.0.1:" + m.sip())
-                    .collect(Collectors.joining(","));
-            try (NodeProcess lb = NodeProcess.start("lb", "--sip", "127.0.0.1:" + lbPort, "--nodes", list,
-                    "--trusted-source", "127.0.0.1", "--metrics", "127.0.0.1:" + lbMetrics)) {
-                lb.awaitOutput("p2psip lb listening", Duration.ofSeconds(30));
+            try (NodeProcess lb = nodes.startBalancer(lbMetrics)) {
                 Path csv = OverlayNodes.domainAors(work, "page", AORS, DOMAIN);
                 Sipp.Result sent = Sipp.run(work, Duration.ofSeconds(120),
                         "-sf", Path.of("sipp", "register-domain.xml").toAbsolutePath().toString(),
@@ -94,15 +91,20 @@ class StatusPageBrowserTest {
 
                 Path target = Path.of("target");
                 Files.createDirectories(target);
-                for (Map.Entry<String, URI> shot : Map.of("balancer", lbPage, "node", nodePage).entrySet()) {
+                Map<String, URI> pages = Map.of("balancer", lbPage, "node", nodePage);
+                Map<String, Integer> charts = Map.of("balancer", 3, "node", 4);
+                for (Map.Entry<String, URI> shot : pages.entrySet()) {
                     Path png = target.resolve("status-page-" + shot.getKey() + ".png");
                     browser.screenshot(shot.getValue(), png, 1280, 1100);
                     BufferedImage image = ImageIO.read(png.toFile());
                     assertEquals(1280, image.getWidth());
                     assertEquals(1100, image.getHeight());
                     int coloured = pixelsNear(image, FIRST_SERIES_RGB);
-                    assertTrue(coloured > SWATCH_PIXELS + 200, shot.getKey() + " page: " + coloured
-                            + " pixels of the first series' colour; the swatches alone have " + SWATCH_PIXELS);
+                    int swatches = charts.get(shot.getKey()) * SWATCH_PIXELS;
+                    System.out.println("status page " + shot.getKey() + ": " + coloured
+                            + " pixels of the first series' colour, " + swatches + " of them swatches");
+                    assertTrue(coloured > swatches + LINE_PIXELS, shot.getKey() + " page: " + coloured
+                            + " pixels of the first series' colour, of which its legends' swatches take " + swatches);
                 }
             }
         }

@@ -62,7 +62,7 @@ class TlsAcceptanceTest {
     @BeforeAll
     static void startCluster() throws Exception {
         Baresip.binary();
-        assertTrue(onPath("openssl"), "openssl is not installed: apt-get install -y openssl");
+        InstalledTool.path("openssl", "openssl");
         tlsPort = FreePorts.udpAndTcp();
         Path tlsDir = work.resolve("cluster-tls");
         cluster = AuthenticatedCluster.start(work, "hazelcast", NODES, 2,
@@ -90,15 +90,6 @@ class TlsAcceptanceTest {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String balancerTls() {

@@ -1,9 +1,9 @@
 package org.p2psip.loadtest.scale;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Collectors;
 
+import org.p2psip.core.json.JsonNumber;
 import org.p2psip.core.json.JsonString;
 
 /**
@@ -118,15 +118,9 @@ public final class ResultsJson {
         return values.stream().map(ResultsJson::string).collect(Collectors.joining(", ", "[", "]"));
     }
 
-    /** A JSON number; NaN and infinities, which JSON cannot hold, become null. */
+    /** A JSON number with four decimals; NaN and infinities, which JSON cannot hold, become null. */
     static String number(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return "null";
-        }
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return Long.toString((long) v);
-        }
-        return String.format(Locale.ROOT, "%.4f", v);
+        return JsonNumber.of(v, 4);
     }
 
     static String string(String s) {

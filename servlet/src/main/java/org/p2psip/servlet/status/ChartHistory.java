@@ -1,9 +1,9 @@
 package org.p2psip.servlet.status;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 
+import org.p2psip.core.json.JsonNumber;
 import org.p2psip.core.json.JsonString;
 
 /**
@@ -92,14 +92,8 @@ public final class ChartHistory {
         return b.append("]}").toString();
     }
 
-    /** A JSON number with at most three decimals, or null where there is none. */
+    /** A JSON number with three decimals, or null where there is none. */
     static String number(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return "null";
-        }
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return Long.toString((long) v);
-        }
-        return String.format(Locale.ROOT, "%.3f", v);
+        return JsonNumber.of(v, 3);
     }
 }
