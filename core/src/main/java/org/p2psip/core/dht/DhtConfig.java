@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.DataDir;
 
 /**
  * Everything a backend needs to start one node, as assembled from the
@@ -18,19 +19,32 @@ import org.p2psip.core.net.HostPort;
  * @param replicas   copies of each value, owner included (at least 1)
  * @param clock      the time every expiry is measured against
  * @param options    backend-specific settings ({@code --dht-option k=v})
+ * @param dataDir    where the values this node holds are written behind and loaded from at start; empty: memory only
  */
 public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas,
-                        Clock clock, Map<String, String> options) {
+                        Clock clock, Map<String, String> options, Optional<DataDir> dataDir) {
 
     public DhtConfig {
         Objects.requireNonNull(sip, "sip");
         Objects.requireNonNull(overlay, "overlay");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(dataDir, "dataDir");
         bootstrap = List.copyOf(bootstrap);
         options = Map.copyOf(options);
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be at least 1, not " + replicas);
         }
+    }
+
+    /** A node that keeps its values in memory only. */
+    public DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas, Clock clock,
+                     Map<String, String> options) {
+        this(sip, overlay, bootstrap, replicas, clock, options, Optional.empty());
+    }
+
+    /** The same node, keeping its values in {@code dir} as well. */
+    public DhtConfig withDataDir(DataDir dir) {
+        return new DhtConfig(sip, overlay, bootstrap, replicas, clock, options, Optional.of(dir));
     }
 
     /** A single node with one copy of every value, for tests and the local backend. */

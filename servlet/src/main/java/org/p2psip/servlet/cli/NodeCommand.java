@@ -161,6 +161,9 @@ final class NodeCommand implements Callable<Integer> {
     Path accessLog;
 
     @Mixin
+    DataDirOptions dataDir = new DataDirOptions();
+
+    @Mixin
     LogLevelOption logLevel = new LogLevelOption();
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
@@ -283,7 +286,7 @@ final class NodeCommand implements Callable<Integer> {
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
                 protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics),
-                Optional.ofNullable(accessLog));
+                Optional.ofNullable(accessLog), dataDir.dataDir(spec.commandLine()));
     }
 
     private TrustSettings trust(Optional<String> secret) {

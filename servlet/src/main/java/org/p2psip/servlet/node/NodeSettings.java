@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.DataDir;
 import org.p2psip.core.tls.TlsListener;
 
 /**
@@ -34,12 +35,13 @@ import org.p2psip.core.tls.TlsListener;
  *                       empty: the bound one (a wildcard bind needs it); a port of 0 means the bound port
  * @param metrics        where the node serves its Prometheus metrics ({@code GET /metrics}); empty: nowhere
  * @param accessLog      where the node writes a line per answered transaction ({@link org.p2psip.servlet.logging.AccessLog}); empty: nowhere
+ * @param dataDir        where the node keeps what must survive its restart, written behind; empty: memory only
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
                            Optional<TlsListener> tls, Optional<HostPort> advertise,
-                           Optional<HostPort> metrics, Optional<Path> accessLog) {
+                           Optional<HostPort> metrics, Optional<Path> accessLog, Optional<DataDir> dataDir) {
 
     /**
      * How long a node waits for the location service to settle one request:
@@ -68,6 +70,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(advertise, "advertise");
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(accessLog, "accessLog");
+        Objects.requireNonNull(dataDir, "dataDir");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -81,6 +84,15 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         }
     }
 
+    /** A node that keeps everything in memory. */
+    public NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas,
+                        Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
+                        Clock clock, TrustSettings trust, ProtectionSettings protection, Optional<TlsListener> tls,
+                        Optional<HostPort> advertise, Optional<HostPort> metrics, Optional<Path> accessLog) {
+        this(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads, clock, trust,
+                protection, tls, advertise, metrics, accessLog, Optional.empty());
+    }
+
     /**
      * A single node on the {@code local} backend with the default policy
      * and trust: authentication required, the node's own host its domain.
@@ -88,58 +100,65 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
     public static NodeSettings local(HostPort sip) {
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection, tls, advertise, metrics, accessLog);
+                clock, newTrust, protection, tls, advertise, metrics, accessLog, dataDir);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection, tls, advertise, metrics, accessLog);
+                clock, trust, newProtection, tls, advertise, metrics, accessLog, dataDir);
     }
 
     public NodeSettings withTls(Optional<TlsListener> newTls) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, newTls, advertise, metrics, accessLog);
+                clock, trust, protection, newTls, advertise, metrics, accessLog, dataDir);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
     DhtConfig dhtConfig(HostPort boundSip) {
-        return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, dhtOptions);
+        return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, dhtOptions, dataDir);
     }
 
     public NodeSettings withAdvertise(HostPort newAdvertise) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, Optional.of(newAdvertise), metrics, accessLog);
+                clock, trust, protection, tls, Optional.of(newAdvertise), metrics, accessLog, dataDir);
     }
 
     /** Serves the node's Prometheus metrics at {@code address}. */
     public NodeSettings withMetrics(HostPort address) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, Optional.of(address), accessLog);
+                clock, trust, protection, tls, advertise, Optional.of(address), accessLog, dataDir);
     }
 
     /** Writes a line per answered transaction to {@code file} ({@code -}: standard output). */
     public NodeSettings withAccessLog(Path file) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, Optional.of(file));
+                clock, trust, protection, tls, advertise, metrics, Optional.of(file), dataDir);
+    }
+
+    /** Keeps what must survive a restart in {@code dir}. */
+    public NodeSettings withDataDir(DataDir dir) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, tls, advertise, metrics, accessLog, Optional.of(dir));
     }
 }
