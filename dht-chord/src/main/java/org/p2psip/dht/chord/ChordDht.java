@@ -18,6 +18,8 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
 import org.p2psip.core.overlay.TimeoutSuspicion;
+import org.p2psip.core.store.HeldValueLog;
+import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +57,7 @@ public final class ChordDht implements Dht {
     private final KeyStore store;
     private final RangeCustody custody;
     private final LookupStats stats = new LookupStats();
+    private final Optional<WriteBehindValues> disk;
     private final Peer selfPeer;
     private OverlayTransport transport;
     private ChordClient client;
@@ -69,12 +72,25 @@ public final class ChordDht implements Dht {
     private volatile List<Peer> known = List.of();
 
     ChordDht(NodeRef self, OverlayRuntime runtime, int replicas, ChordOptions options) {
+        this(self, runtime, replicas, options, Optional.empty());
+    }
+
+    /**
+     * A node that starts from the entries {@code disk} read back and reports
+     * every change of its store to it; it closes {@code disk} when it stops.
+     */
+    ChordDht(NodeRef self, OverlayRuntime runtime, int replicas, ChordOptions options,
+             Optional<WriteBehindValues> disk) {
         this.runtime = runtime;
         this.replicas = replicas;
         this.options = options;
+        this.disk = disk;
         this.owner = new OwnerThread(runtime.owner(), runtime.nanos());
         this.state = new RingState(IdSpace.SHA1, self, options.successors());
-        this.store = new KeyStore(new VersionClock(self.id().longValue()), state.space());
+        this.store = new KeyStore(new VersionClock(self.id().longValue()), state.space(),
+                disk.<HeldValueLog>map(d -> d).orElse(HeldValueLog.NONE));
+        // Held as replicas until the ring has formed again; custody and stabilisation sort out the rest.
+        disk.ifPresent(d -> d.recovered().forEach(store::restore));
         this.custody = new RangeCustody(state, replicas);
         this.selfPeer = peerOf(self);
     }
@@ -326,5 +342,6 @@ public final class ChordDht implements Dht {
         if (transport != null) {
             transport.close();
         }
+        disk.ifPresent(WriteBehindValues::close);
     }
 }

@@ -1,5 +1,6 @@
 package org.p2psip.dht.chord;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import org.p2psip.core.overlay.NettyOverlayTransport;
 import org.p2psip.core.overlay.OverlayNodeStart;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlaySecret;
+import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,14 @@ public final class ChordDhtProvider implements DhtProvider {
                     + " your nodes can join", overlay);
         }
         List<HostPort> bootstrap = config.bootstrap().stream().filter(b -> !b.equals(overlay)).toList();
-        return new OverlayNodeStart("chord", overlay, bootstrap, options.startTimeout()).run(
+        Optional<WriteBehindValues> disk;
+        try {
+            disk = config.dataDir().isEmpty() ? Optional.empty()
+                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+        }
+        CompletableFuture<Dht> started = new OverlayNodeStart("chord", overlay, bootstrap, options.startTimeout()).run(
                 h -> NettyOverlayTransport.bind(overlay, OverlaySecret.of(options.secret()),
                         options.maxPayloadBytes(), h),
                 transport -> {
@@ -62,10 +71,16 @@ public final class ChordDhtProvider implements DhtProvider {
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
                     ChordDht dht = new ChordDht(new NodeRef(id, bound, Optional.of(config.sip())),
                             OverlayRuntime.threaded("chord-" + bound.port(), config.clock()),
-                            config.replicas(), options);
+                            config.replicas(), options, disk);
                     dht.attach(transport);
                     return dht;
                 },
                 n -> n::handle, n -> n.join(bootstrap), ChordDht::startMaintenance, ChordDht::crash);
+        // A start that failed before a node took the file over must not keep it open (closing twice is harmless).
+        return started.whenComplete((node, failure) -> {
+            if (failure != null) {
+                disk.ifPresent(WriteBehindValues::close);
+            }
+        });
     }
 }

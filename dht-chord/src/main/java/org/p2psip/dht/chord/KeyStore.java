@@ -15,6 +15,8 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.store.HeldValueLog;
 
 /**
  * The values one node holds, as owner or replica; single-threaded (the
@@ -75,6 +77,8 @@ public final class KeyStore {
     private final VersionClock versions;
     private final IdSpace space;
 
+    private final HeldValueLog log;
+
     /** A store on the SHA-1 ring. */
     public KeyStore(VersionClock versions) {
         this(versions, IdSpace.SHA1);
@@ -82,8 +86,28 @@ public final class KeyStore {
 
     /** A store whose range questions are asked on {@code space}. */
     public KeyStore(VersionClock versions, IdSpace space) {
+        this(versions, space, HeldValueLog.NONE);
+    }
+
+    /** A store that reports every entry it takes or lets go of to {@code log} (the node's data directory). */
+    public KeyStore(VersionClock versions, IdSpace space, HeldValueLog log) {
         this.versions = versions;
         this.space = space;
+        this.log = Objects.requireNonNull(log, "log");
+    }
+
+    /**
+     * Takes back an entry this node held before it restarted, read from its
+     * data directory: held as a replica holds it, newest version winning,
+     * and not reported to the log it came from.
+     */
+    public void restore(HeldValue held) {
+        StoredEntry entry = new StoredEntry(held.key(), held.value(), held.version(),
+                Instant.ofEpochMilli(held.expiresAtMillis()));
+        Held current = entries.get(entry.key());
+        if (current == null || current.entry().version() < entry.version()) {
+            entries.put(entry.key(), new Held(entry, space.idOf(entry.key()), ++changes));
+        }
     }
 
     public Optional<StoredEntry> live(String key, Instant now) {
@@ -139,6 +163,7 @@ public final class KeyStore {
         }
         entries.put(entry.key(), new Held(entry, current != null ? current.id() : space.idOf(entry.key()), ++changes));
         removed.remove(entry.key());
+        log.stored(new HeldValue(entry.key(), entry.value(), entry.version(), entry.expiresAt().toEpochMilli()));
         return true;
     }
 
@@ -147,6 +172,7 @@ public final class KeyStore {
         Held current = entries.get(key);
         if (current != null && current.entry().version() <= removedVersion) {
             entries.remove(key);
+            log.removed(key);
             removed.remove(key);
             removed.put(key, new Removed(current.id(), removedVersion, ++changes));
             if (removed.size() > REMOVALS_KEPT) {
@@ -162,9 +188,7 @@ public final class KeyStore {
      * copy this node took and no longer trusts, not a change to the keys.
      */
     public int dropIn(BigInteger from, BigInteger to) {
-        int before = entries.size();
-        entries.values().removeIf(h -> space.betweenRightClosed(from, h.id(), to));
-        return before - entries.size();
+        return dropWhere(h -> space.betweenRightClosed(from, h.id(), to));
     }
 
     /** The change number of the last entry stored or removed here: a mark to ask for changes since. */
@@ -269,9 +293,20 @@ public final class KeyStore {
     }
 
     public int purgeExpired(Instant now) {
-        int before = entries.size();
-        entries.values().removeIf(h -> !h.entry().liveAt(now));
-        return before - entries.size();
+        return dropWhere(h -> !h.entry().liveAt(now));
+    }
+
+    private int dropWhere(Predicate<Held> which) {
+        int dropped = 0;
+        for (Iterator<Held> it = entries.values().iterator(); it.hasNext(); ) {
+            Held h = it.next();
+            if (which.test(h)) {
+                it.remove();
+                log.removed(h.entry().key());
+                dropped++;
+            }
+        }
+        return dropped;
     }
 
     public int size() {

@@ -15,6 +15,8 @@ import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.store.HeldValueLog;
 
 /**
  * The reference backend: one process, a concurrent map, expiry measured on
@@ -34,10 +36,27 @@ public final class LocalDht implements Dht {
         private final AtomicLong versions = new AtomicLong();
         private final Clock clock;
         private final Peer owner;
+        private final HeldValueLog log;
 
         public Store(Clock clock, Peer owner) {
+            this(clock, owner, HeldValueLog.NONE, List.of());
+        }
+
+        /**
+         * A table that starts with {@code restored} (values read back from
+         * disk) and reports every change to {@code log}.
+         */
+        public Store(Clock clock, Peer owner, HeldValueLog log, List<HeldValue> restored) {
             this.clock = Objects.requireNonNull(clock, "clock");
             this.owner = Objects.requireNonNull(owner, "owner");
+            this.log = Objects.requireNonNull(log, "log");
+            long highest = 0;
+            for (HeldValue v : restored) {
+                entries.put(v.key(), new VersionedValue(v.value(), v.version(), Instant.ofEpochMilli(v.expiresAtMillis())));
+                highest = Math.max(highest, v.version());
+            }
+            // A version is never handed out twice, not even across a restart.
+            versions.set(highest);
         }
 
         /** Drops every expired entry; returns how many were dropped. */
@@ -47,6 +66,7 @@ public final class LocalDht implements Dht {
             entries.keySet().forEach(k -> entries.computeIfPresent(k, (key, v) -> {
                 if (!v.expiresAt().isAfter(now)) {
                     removed[0]++;
+                    log.removed(key);
                     return null;
                 }
                 return v;
@@ -109,7 +129,10 @@ public final class LocalDht implements Dht {
                 return current;
             }
             written[0] = true;
-            return new VersionedValue(value.clone(), store.versions.incrementAndGet(), expiresAt);
+            VersionedValue stored = new VersionedValue(value.clone(), store.versions.incrementAndGet(), expiresAt);
+            // Inside compute: two writes of one key reach the log in the order they took effect.
+            store.log.stored(new HeldValue(k, stored.value(), stored.version(), expiresAt.toEpochMilli()));
+            return stored;
         });
         return CompletableFuture.completedFuture(written[0]);
     }
@@ -124,6 +147,7 @@ public final class LocalDht implements Dht {
         store.entries.computeIfPresent(key, (k, current) -> {
             if (live(current, now) && current.version() == expectedVersion) {
                 removed[0] = true;
+                store.log.removed(k);
                 return null;
             }
             return current;

@@ -1,5 +1,6 @@
 package org.p2psip.core.dht.local;
 
+import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -11,11 +12,14 @@ import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.dht.Peer;
+import org.p2psip.core.store.WriteBehindValues;
 
 /**
  * {@code --dht local}: an in-process table for a single node. It has no
  * overlay, so it refuses {@code --bootstrap}; expired entries are purged
- * every {@value #PURGE_SECONDS} seconds to bound memory.
+ * every {@value #PURGE_SECONDS} seconds to bound memory. With a data
+ * directory it starts from the live values kept there and writes its
+ * changes behind to it ({@link WriteBehindValues}).
  */
 public final class LocalDhtProvider implements DhtProvider {
 
@@ -34,13 +38,24 @@ public final class LocalDhtProvider implements DhtProvider {
                     new DhtException("the local backend is a single node; it cannot --bootstrap"));
         }
         Peer self = new Peer("local@" + config.sip(), Optional.of(config.sip()));
-        LocalDht.Store store = new LocalDht.Store(config.clock(), self);
+        Optional<WriteBehindValues> disk;
+        try {
+            disk = config.dataDir().isEmpty() ? Optional.empty()
+                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+        }
+        LocalDht.Store store = disk.map(d -> new LocalDht.Store(config.clock(), self, d, d.recovered()))
+                .orElseGet(() -> new LocalDht.Store(config.clock(), self));
         ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "local-dht-purge");
             t.setDaemon(true);
             return t;
         });
         purger.scheduleWithFixedDelay(store::purgeExpired, PURGE_SECONDS, PURGE_SECONDS, TimeUnit.SECONDS);
-        return CompletableFuture.completedFuture(new LocalDht(store, self, purger::shutdownNow));
+        return CompletableFuture.completedFuture(new LocalDht(store, self, () -> {
+            purger.shutdownNow();
+            disk.ifPresent(WriteBehindValues::close);
+        }));
     }
 }
