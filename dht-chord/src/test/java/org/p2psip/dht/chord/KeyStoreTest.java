@@ -16,6 +16,8 @@ import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.testing.RecordedValueLog;
 
 class KeyStoreTest {
 
@@ -241,5 +243,29 @@ class KeyStoreTest {
         KeyStore.Page changes = ring.pageIn(BigInteger.ZERO, BigInteger.ZERO, NOW, OptionalLong.of(mark),
                 Optional.empty(), 10_000, 100).orElseThrow();
         assertTrue(changes.entries().isEmpty() && changes.removals().isEmpty());
+    }
+
+    @Test
+    void everyEntryTakenOrLetGoReachesTheLogButARestoreDoesNot() {
+        RecordedValueLog log = new RecordedValueLog();
+        KeyStore logged = new KeyStore(new VersionClock(7), IdSpace.SHA1, log);
+        logged.restore(new HeldValue("old", bytes("o"), 3, NOW.plusSeconds(60).toEpochMilli()));
+        assertTrue(logged.live("old", NOW).isPresent(), "restored");
+
+        logged.mergeIfNewer(new StoredEntry("a", bytes("a"), 5, NOW.plusSeconds(60)));
+        logged.mergeIfNewer(new StoredEntry("a", bytes("stale"), 4, NOW.plusSeconds(60)));
+        logged.removeIfNotNewer("a", 5);
+        logged.mergeIfNewer(new StoredEntry("b", bytes("b"), 6, NOW.plusSeconds(1)));
+        logged.purgeExpired(NOW.plusSeconds(2));
+        logged.dropIn(BigInteger.ZERO, IdSpace.SHA1.size().subtract(BigInteger.ONE));
+
+        assertEquals(List.of("stored a v5", "removed a", "stored b v6", "removed b", "removed old"), log.entries());
+    }
+
+    @Test
+    void aRestoreKeepsANewerEntryAlreadyHeld() {
+        store.mergeIfNewer(new StoredEntry("k", bytes("new"), 9, NOW.plusSeconds(60)));
+        store.restore(new HeldValue("k", bytes("older"), 4, NOW.plusSeconds(60).toEpochMilli()));
+        assertEquals(9, store.live("k", NOW).orElseThrow().version());
     }
 }

@@ -15,6 +15,8 @@ import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.store.HeldValueLog;
+import org.p2psip.core.store.WriteBehindValues;
 
 /**
  * One Kademlia node (Maymounkov &amp; Mazières) on core's UDP overlay
@@ -59,9 +61,20 @@ public final class KademliaDht implements Dht {
     /** The points this node is closest to among the contacts it knows, as of its last look: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
     private volatile List<Peer> known = List.of();
+    private final Optional<WriteBehindValues> disk;
 
     KademliaDht(Contact self, OverlayRuntime runtime, int replicas, KademliaOptions options) {
+        this(self, runtime, replicas, options, Optional.empty());
+    }
+
+    /**
+     * A node that starts from the values {@code disk} read back and reports
+     * every change of its store to it; it closes {@code disk} when it stops.
+     */
+    KademliaDht(Contact self, OverlayRuntime runtime, int replicas, KademliaOptions options,
+                Optional<WriteBehindValues> disk) {
         this.self = self;
+        this.disk = disk;
         this.runtime = runtime;
         this.options = options;
         int copies = Math.max(1, Math.min(replicas, options.k()));
@@ -69,7 +82,10 @@ public final class KademliaDht implements Dht {
         SplittableRandom random = new SplittableRandom(self.id().longValue() ^ runtime.seed());
         this.owner = new OwnerThread(runtime.owner(), self.overlay());
         // A prepared write waits for its commit as long as the coordinator's round trips and retransmissions take.
-        this.store = new ReplicaStore(4 * options.rpcTimeout().toMillis());
+        this.store = new ReplicaStore(4 * options.rpcTimeout().toMillis(),
+                disk.<HeldValueLog>map(d -> d).orElse(HeldValueLog.NONE));
+        // Held as a repair would leave them; the first republish round spreads them to their holders again.
+        disk.ifPresent(d -> d.recovered().forEach(store::restore));
         // A contact is written off once it stayed silent through two whole RPC timeouts, retries included.
         ContactHealth health = new ContactHealth(copies, 2 * options.rpcTimeout().toMillis());
         this.client = new KademliaClient(self, table, health, owner, runtime, options.rpcTimeout());
@@ -202,6 +218,7 @@ public final class KademliaDht implements Dht {
         }
         client.closeTransport();
         owner.stop();
+        disk.ifPresent(WriteBehindValues::close);
     }
 
     /** For logs. */

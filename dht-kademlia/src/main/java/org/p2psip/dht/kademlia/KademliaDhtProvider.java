@@ -1,5 +1,6 @@
 package org.p2psip.dht.kademlia;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
@@ -14,6 +15,7 @@ import org.p2psip.core.overlay.NettyUdpOverlayTransport;
 import org.p2psip.core.overlay.OverlayNodeStart;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlaySecret;
+import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,14 @@ public final class KademliaDhtProvider implements DhtProvider {
                     + " your nodes can join", overlay);
         }
         List<HostPort> bootstrap = config.bootstrap().stream().filter(b -> !b.equals(overlay)).toList();
-        return new OverlayNodeStart("kademlia", overlay, bootstrap, options.startTimeout()).run(
+        Optional<WriteBehindValues> disk;
+        try {
+            disk = config.dataDir().isEmpty() ? Optional.empty()
+                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+        }
+        CompletableFuture<Dht> started = new OverlayNodeStart("kademlia", overlay, bootstrap, options.startTimeout()).run(
                 h -> NettyUdpOverlayTransport.bind(overlay, OverlaySecret.of(options.secret()), options.maxPayloadBytes(),
                         options.retryEvery(), h),
                 transport -> {
@@ -62,10 +71,16 @@ public final class KademliaDhtProvider implements DhtProvider {
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
                     KademliaDht dht = new KademliaDht(new Contact(id, bound, Optional.of(config.sip())),
                             OverlayRuntime.threaded("kademlia-" + bound.port(), config.clock()), config.replicas(),
-                            options);
+                            options, disk);
                     dht.attach(transport);
                     return dht;
                 },
                 n -> n::handle, n -> n.join(bootstrap), KademliaDht::startMaintenance, KademliaDht::close);
+        // A start that failed before a node took the file over must not keep it open (closing twice is harmless).
+        return started.whenComplete((node, failure) -> {
+            if (failure != null) {
+                disk.ifPresent(WriteBehindValues::close);
+            }
+        });
     }
 }

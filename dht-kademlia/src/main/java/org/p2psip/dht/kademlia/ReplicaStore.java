@@ -6,8 +6,12 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.store.HeldValueLog;
 
 /**
  * The values this node holds as one of their keys' replicas, and the
@@ -59,12 +63,37 @@ final class ReplicaStore {
     /** Keys whose latest version this node wrote as coordinator (dropped when a peer stores a version). */
     private final Map<String, Coordinated> coordinated = new HashMap<>();
 
+    private final HeldValueLog log;
+
     /** @param preparedHoldMillis how long a prepared write waits for its commit */
     ReplicaStore(long preparedHoldMillis) {
+        this(preparedHoldMillis, HeldValueLog.NONE);
+    }
+
+    /**
+     * @param preparedHoldMillis how long a prepared write waits for its commit
+     * @param log                where every value kept and every tombstone or purge goes (the node's data directory)
+     */
+    ReplicaStore(long preparedHoldMillis, HeldValueLog log) {
         if (preparedHoldMillis <= 0) {
             throw new IllegalArgumentException("the prepared hold must be positive, not " + preparedHoldMillis);
         }
         this.preparedHoldMillis = preparedHoldMillis;
+        this.log = Objects.requireNonNull(log, "log");
+    }
+
+    /**
+     * Takes back a value this node held before it restarted, read from its
+     * data directory, unless a newer one is held: as a repair would, not
+     * reported to the log it came from, and due for republishing, since no
+     * peer has stored it here since. Its write id is lost with the restart.
+     */
+    void restore(HeldValue held) {
+        Entry current = store.get(held.key());
+        if (current == null || current.value().version() < held.version()) {
+            store.put(held.key(), new Entry(new StoredValue(held.value(), held.version(), held.expiresAtMillis(),
+                    false, 0), 0));
+        }
     }
 
     /** The visible copy of {@code key}, expired or not. */
@@ -153,7 +182,13 @@ final class ReplicaStore {
      * and with them this node's claim to have written their latest version.
      */
     void purgeExpired(long wallMillis) {
-        store.entrySet().removeIf(e -> wallMillis > e.getValue().value().expiresAtMillis() + EXPIRED_GRACE_MILLIS);
+        store.entrySet().removeIf(e -> {
+            boolean lapsed = wallMillis > e.getValue().value().expiresAtMillis() + EXPIRED_GRACE_MILLIS;
+            if (lapsed) {
+                log.removed(e.getKey());
+            }
+            return lapsed;
+        });
         coordinated.keySet().retainAll(store.keySet());
     }
 
@@ -211,6 +246,11 @@ final class ReplicaStore {
         }
         long stamp = fromPeer ? nowNanos : (held == null ? 0 : held.lastStoredByPeerNanos());
         store.put(key, new Entry(value, stamp));
+        if (value.tombstone()) {
+            log.removed(key);
+        } else {
+            log.stored(new HeldValue(key, value.value(), value.version(), value.expiresAtMillis()));
+        }
     }
 
     private static boolean sameWrite(StoredValue v, long version, long writeId) {

@@ -8,9 +8,12 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.dht.Dht;
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.testing.RecordedValueLog;
 
 /**
  * The holder's side of the coordinator's prepare/commit rule and of
@@ -237,5 +240,29 @@ class ReplicaStoreTest {
         assertEquals(StoreOutcome.REFUSED_NEWER, StoreOutcome.of(new byte[] {7}));
         assertEquals(StoreOutcome.REFUSED_NEWER, StoreOutcome.of(new byte[] {1, 1}));
         assertEquals(StoreOutcome.REFUSED_NEWER, StoreOutcome.of(new byte[0]));
+    }
+
+    @Test
+    void everyValueKeptAndEveryTombstoneOrPurgeReachesTheLogButARestoreDoesNot() {
+        RecordedValueLog log = new RecordedValueLog();
+        ReplicaStore logged = new ReplicaStore(HOLD_MILLIS, log);
+        logged.restore(new HeldValue("old", "o".getBytes(StandardCharsets.UTF_8), 3, EXPIRES));
+        assertEquals(Optional.of(3L), logged.get("old").map(StoredValue::version), "restored");
+
+        logged.offer("k", value(5, 1), ReplicaStore.REPAIR, true, T0);
+        logged.offer("k", new StoredValue(new byte[0], 6, EXPIRES, true, 2), ReplicaStore.REPAIR, true, T0);
+        logged.purgeExpired(EXPIRES + ReplicaStore.EXPIRED_GRACE_MILLIS + 1);
+
+        List<String> reported = log.entries();
+        assertEquals(List.of("stored k v5", "removed k"), reported.subList(0, 2), "the value, then its tombstone");
+        assertEquals(Set.of("removed old", "removed k"), Set.copyOf(reported.subList(2, reported.size())),
+                "both purged");
+    }
+
+    @Test
+    void aRestoreKeepsANewerValueAlreadyHeld() {
+        store.offer("k", value(9, 1), ReplicaStore.REPAIR, true, T0);
+        store.restore(new HeldValue("k", "older".getBytes(StandardCharsets.UTF_8), 4, EXPIRES));
+        assertEquals(9, store.get("k").orElseThrow().version());
     }
 }
