@@ -69,8 +69,11 @@ public abstract class DhtRestartContractTest {
         return dirs;
     }
 
+    /** Newest first, as an operator stops them: the first node is the one the others joined through. */
     private void stopAll() {
-        nodes.forEach(Dht::close);
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            nodes.get(i).close();
+        }
         nodes = List.of();
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +38,10 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.HeldValue;
+import org.p2psip.core.store.WriteBehindValues;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's handle on the Hazelcast-backed DHT, as an embedded member or as a
@@ -71,6 +76,8 @@ import org.p2psip.core.net.HostPort;
  */
 public final class HazelcastDht implements Dht {
 
+    private static final Logger LOG = LoggerFactory.getLogger(HazelcastDht.class);
+
     /** The member attribute that carries the SIP address of the front node beside the member. */
     static final String SIP_ATTRIBUTE = "p2psip.sip";
     private static final long STORED_COUNT_MAX_AGE_NANOS = 1_000_000_000L;
@@ -79,6 +86,8 @@ public final class HazelcastDht implements Dht {
     private static final long OWNER_WAIT_MILLIS = 50;
     static final String MAP_NAME = "p2psip-dht";
     private static final long OWNED_MAX_AGE_MILLIS = 500;
+    /** Values put back after a restart at once at most: enough to keep every partition thread busy. */
+    private static final int RESTORES_IN_FLIGHT = 256;
 
     private record OwnedSlices(KeyRangeSet slices, long atNanos) {
     }
@@ -96,6 +105,8 @@ public final class HazelcastDht implements Dht {
     private final int backupCount;
     private final ExecutorService callbacks;
     private volatile boolean closed;
+    /** The data directory this member's owned entries are kept in, once {@link #keepOnDisk} named one. */
+    private volatile WriteBehindValues disk;
     private volatile OwnedSlices ownedSlices;
     /** The member's owned and backup entry count, and when it was read: map statistics are too dear per request. */
     private volatile long storedCount = -1;
@@ -339,6 +350,40 @@ public final class HazelcastDht implements Dht {
         return new Peer(id, sipAddress);
     }
 
+    /**
+     * Keeps every entry this member owns in {@code dir} from now on, and puts
+     * back what {@code dir} kept from before (values newer than what the
+     * grid holds, {@link RestoreIfNewer}), at most {@value #RESTORES_IN_FLIGHT}
+     * at a time. Completes once every kept value was offered; closing this
+     * node closes {@code dir}.
+     */
+    CompletableFuture<Void> keepOnDisk(WriteBehindValues dir) {
+        if (!isMember()) {
+            throw new DhtException("a hazelcast client holds no entries to keep in a data directory");
+        }
+        this.disk = dir;
+        map.addLocalEntryListener(new HeldEntries(dir));
+        List<HeldValue> kept = dir.recovered();
+        if (kept.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Semaphore slots = new Semaphore(RESTORES_IN_FLIGHT);
+        List<CompletableFuture<Boolean>> offered = new ArrayList<>(kept.size());
+        long now = clock.millis();
+        for (HeldValue v : kept) {
+            slots.acquireUninterruptibly();
+            CompletableFuture<Boolean> one = relay("restore", v.key(), map.submitToKey(placed(v.key()),
+                    new RestoreIfNewer(v.value(), v.version(), v.expiresAtMillis(), now)), Boolean.TRUE::equals);
+            one.whenComplete((r, e) -> slots.release());
+            offered.add(one);
+        }
+        return CompletableFuture.allOf(offered.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            long restored = offered.stream().filter(f -> f.join()).count();
+            LOG.info("hazelcast member {} put back {} of the {} values its data directory kept (the others were "
+                    + "newer in the grid already)", self.id(), restored, kept.size());
+        });
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -352,6 +397,9 @@ public final class HazelcastDht implements Dht {
             hazelcast.shutdown();
         } finally {
             callbacks.shutdown();
+            if (disk != null) {
+                disk.close();
+            }
         }
     }
 

@@ -32,6 +32,7 @@ import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,10 @@ public final class HazelcastDhtProvider implements DhtProvider {
                         + config.replicas() + " is too many");
             }
             if (options.client()) {
+                if (config.dataDir().isPresent()) {
+                    throw new DhtException("a hazelcast client holds no values to keep: --data-dir needs a member "
+                            + "(leave out --dht-client)");
+                }
                 return startClient(config, options);
             }
             return startMember(config, options);
@@ -108,7 +113,14 @@ public final class HazelcastDhtProvider implements DhtProvider {
         warnWithoutSecret(options, "member " + overlay);
         Config hz = memberConfig(config, options, overlay, seeds);
         String joining = seeds.isEmpty() ? "" : " joining " + list(seeds);
-        return startBounded("hazelcast member " + overlay, options.startTimeout(), () -> {
+        Optional<WriteBehindValues> disk;
+        try {
+            disk = config.dataDir().isEmpty() ? Optional.empty()
+                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+        }
+        CompletableFuture<Dht> started = startBounded("hazelcast member " + overlay, options.startTimeout(), () -> {
             HazelcastInstance instance;
             try {
                 instance = Hazelcast.newHazelcastInstance(hz);
@@ -127,6 +139,23 @@ public final class HazelcastDhtProvider implements DhtProvider {
             LOG.debug("hazelcast member {} up in cluster '{}' of {} members, {} backup(s) per key", self.id(),
                     options.clusterName(), instance.getCluster().getMembers().size(), config.replicas() - 1);
             return new StartedNode(instance, new HazelcastDht(instance, config.clock(), self, config.replicas() - 1));
+        });
+        if (disk.isEmpty()) {
+            return started;
+        }
+        WriteBehindValues dir = disk.get();
+        // Put back what the directory kept before the node serves; a start that failed leaves the file closed.
+        return started.thenCompose(dht -> ((HazelcastDht) dht).keepOnDisk(dir).handle((v, failure) -> {
+            if (failure != null) {
+                dht.close();
+                throw new DhtException("hazelcast member " + overlay + " could not put back the values its data "
+                        + "directory kept: " + oneLine(failure), failure);
+            }
+            return dht;
+        })).whenComplete((dht, failure) -> {
+            if (failure != null) {
+                dir.close();
+            }
         });
     }
 

@@ -23,6 +23,7 @@ final class WireSerializer implements StreamSerializer<Wire> {
     private static final byte PUT_IF_VERSION = 2;
     private static final byte REMOVE_IF_VERSION = 3;
     private static final byte PLACED_KEY = 4;
+    private static final byte RESTORE_IF_NEWER = 5;
 
     @Override
     public int getTypeId() {
@@ -51,6 +52,12 @@ final class WireSerializer implements StreamSerializer<Wire> {
             out.writeByte(PLACED_KEY);
             out.writeString(k.key());
             out.writeInt(k.representative());
+        } else if (wire instanceof RestoreIfNewer r) {
+            out.writeByte(RESTORE_IF_NEWER);
+            out.writeByteArray(r.value());
+            out.writeLong(r.version());
+            out.writeLong(r.expiresAtMillis());
+            out.writeLong(r.nowMillis());
         } else {
             throw new IOException("no wire format for " + wire.getClass().getName());
         }
@@ -65,6 +72,8 @@ final class WireSerializer implements StreamSerializer<Wire> {
                     in.readLong());
             case REMOVE_IF_VERSION -> new RemoveIfVersion(in.readLong(), in.readLong());
             case PLACED_KEY -> new PlacedKey(in.readString(), in.readInt());
+            case RESTORE_IF_NEWER -> new RestoreIfNewer(in.readByteArray(), in.readLong(), in.readLong(),
+                    in.readLong());
             default -> throw new IOException("unknown p2psip wire tag " + tag
                     + " (members and clients running different p2psip versions?)");
         };
