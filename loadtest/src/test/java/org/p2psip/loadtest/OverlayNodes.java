@@ -41,6 +41,8 @@ final class OverlayNodes implements AutoCloseable {
     private final Optional<String> domain;
     private final Optional<Integer> balancer;
     private final String secret = "overlay-test-" + UUID.randomUUID();
+    private Optional<Path> dataRoot = Optional.empty();
+    private List<String> nodeFlags = List.of();
 
     /** The secret the nodes share: their overlay's, and what signs requests to their admin endpoints. */
     String secret() {
@@ -89,9 +91,32 @@ final class OverlayNodes implements AutoCloseable {
         return start(seed, FreePorts.udpAndTcp());
     }
 
+    /**
+     * Gives every node started from now on a data directory of its own under
+     * {@code root} ({@code --data-dir}, named for its overlay port so a
+     * restarted node finds its own) and these further flags.
+     */
+    OverlayNodes keepingDataIn(Path root, String... nodeFlags) {
+        this.dataRoot = Optional.of(root);
+        this.nodeFlags = List.of(nodeFlags);
+        return this;
+    }
+
     /** Starts one node on SIP port {@code sip}, joining through {@code seed} unless it is null. */
     Member start(Member seed, int sip) throws Exception {
-        int overlay = FreePorts.udpAndTcp();
+        int admin = FreePorts.udpAndTcp();
+        return launch(seed, sip, FreePorts.udpAndTcp(), admin, balancer.isPresent() ? FreePorts.udpAndTcp() : 0);
+    }
+
+    /**
+     * Starts {@code gone} again (killed or stopped) on all its old ports and
+     * with its data directory, joining through {@code seed} unless it is null.
+     */
+    Member restart(Member gone, Member seed) throws Exception {
+        return launch(seed, gone.sip(), gone.overlay(), gone.admin(), gone.metrics());
+    }
+
+    private Member launch(Member seed, int sip, int overlay, int admin, int metrics) throws Exception {
         List<String> args = new ArrayList<>(List.of("node", "--dht", dht,
                 "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
                 "--replicas", Integer.toString(replicas), "--overlay-secret", secret,
@@ -106,14 +131,13 @@ final class OverlayNodes implements AutoCloseable {
             args.addAll(List.of(extraArgs.split("\\s+")));
         }
         // Every node serves the admin endpoint, signed with the overlay's secret, for 'p2psip status' and 'aor'.
-        int admin = FreePorts.udpAndTcp();
         args.addAll(List.of("--admin", "127.0.0.1:" + admin));
-        int metrics = 0;
         if (balancer.isPresent()) {
-            metrics = FreePorts.udpAndTcp();
             args.addAll(List.of("--record-route", "127.0.0.1:" + balancer.get(), "--alias", "127.0.0.1:" + balancer.get(),
                     "--metrics", "127.0.0.1:" + metrics));
         }
+        dataRoot.ifPresent(root -> args.addAll(List.of("--data-dir", root.resolve("node-" + overlay).toString())));
+        args.addAll(nodeFlags);
         Member m = new Member(NodeProcess.start(args.toArray(String[]::new)), sip, overlay, metrics, admin);
         members.add(m);
         started.add(m);
@@ -170,7 +194,8 @@ final class OverlayNodes implements AutoCloseable {
      */
     static Sipp.Result sippOnce(Path dir, Path csv, String scenario, Member to, String name, int count, int rate)
             throws Exception {
-        return Sipp.run(dir, Duration.ofSeconds(120),
+        // Twice the sending time, and a minute for the answers: a bound for a pass that hangs, not a pace.
+        return Sipp.run(dir, Duration.ofSeconds(60 + 2L * count / rate),
                 "-sf", Path.of("sipp", scenario).toAbsolutePath().toString(), "-inf", csv.toString(),
                 "-key", "regcseq", "1", "-m", Integer.toString(count), "-r", Integer.toString(rate),
                 "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
