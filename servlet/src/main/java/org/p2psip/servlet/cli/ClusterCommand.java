@@ -179,6 +179,9 @@ final class ClusterCommand implements Callable<Integer> {
     @Mixin
     LogLevelOption logLevel = new LogLevelOption();
 
+    @Mixin
+    DataDirOptions dataDir = new DataDirOptions();
+
     @Option(names = "--metrics-base", paramLabel = "PORT",
             description = "Prometheus metrics port of the first node on its host (node i gets --metrics HOST:PORT+i-1, "
                     + "served at /metrics; see 'node --help'); the balancer's metrics ('lb --help') follow on "
@@ -466,6 +469,14 @@ final class ClusterCommand implements Callable<Integer> {
         return flags;
     }
 
+    /** Node {@code number}'s own directory under {@code --data-dir} and the flush policy; none without it. */
+    List<String> dataDirFlags(int number) {
+        return dataDir.dataDir(spec.commandLine()).map(d -> List.of(
+                "--data-dir", d.path().resolve("node-" + number).toString(),
+                "--flush-count", Integer.toString(d.flush().count()),
+                "--flush-ms", Long.toString(d.flush().interval().toMillis()))).orElse(List.of());
+    }
+
     private Optional<HostPort> nodeOverlay(int number) {
         return "local".equals(dht) ? Optional.empty()
                 : Optional.of(new HostPort(nodeHost(number), overlayBase + number - 1));
@@ -490,6 +501,7 @@ final class ClusterCommand implements Callable<Integer> {
         Optional<HostPort> metrics = nodeMetrics(number);
         metrics.ifPresent(m -> command.addAll(List.of("--metrics", m.toString())));
         logLevel.given().ifPresent(l -> command.addAll(List.of("--log-level", l)));
+        command.addAll(dataDirFlags(number));
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),

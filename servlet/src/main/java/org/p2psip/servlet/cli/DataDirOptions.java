@@ -22,7 +22,8 @@ final class DataDirOptions {
             description = "Keep the registrations and credentials this node holds (owned and replicated) in DIR as "
                     + "well as in memory, written behind in batches, and load the live ones from it at start before "
                     + "serving, so a restart of every node at once loses nothing written --flush-ms before it. "
-                    + "Created if missing; one directory per node. Default: memory only.")
+                    + "Created if missing; one directory per node (cluster gives node N DIR/node-N). "
+                    + "Default: memory only.")
     Path dataDir;
 
     @Option(names = "--flush-count", paramLabel = "N",

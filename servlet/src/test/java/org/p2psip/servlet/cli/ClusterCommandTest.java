@@ -8,6 +8,8 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,16 @@ class ClusterCommandTest {
 
         assertEquals(Optional.empty(), command.nodeMetrics(1));
         assertTrue(LbCommandTest.run("cluster", "--help").out().contains("--metrics-base"));
+    }
+
+    @Test
+    void nodeNKeepsItsValuesInADirectoryOfItsOwnUnderTheDataDir() {
+        ClusterCommand command = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060",
+                "--data-dir", "/var/lib/p2psip", "--flush-count", "1000", "--flush-ms", "250");
+
+        assertEquals(List.of("--data-dir", Path.of("/var/lib/p2psip", "node-2").toString(), "--flush-count", "1000",
+                "--flush-ms", "250"), command.dataDirFlags(2));
+        assertEquals(List.of(), parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060").dataDirFlags(1));
     }
 
     @Test
