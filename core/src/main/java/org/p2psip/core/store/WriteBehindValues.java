@@ -88,6 +88,10 @@ public final class WriteBehindValues implements HeldValueLog, AutoCloseable {
         MVStore store;
         try {
             store = new MVStore.Builder().fileName(file.toString()).autoCommitDisabled().open();
+            // Chunks no live value is in any more are reused at the next write instead of 45 s later: nothing
+            // reads old versions, and every batch is forced to disk before the next can reuse its space. Kept
+            // for 45 s, a node rewriting 50,000 bindings twenty times grew its file to 685 MB; reused, 37 MB.
+            store.setRetentionTime(0);
         } catch (RuntimeException e) {
             throw new IOException("cannot open " + file + ": " + firstLine(e), e);
         }

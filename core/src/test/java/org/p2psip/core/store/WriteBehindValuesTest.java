@@ -110,6 +110,28 @@ class WriteBehindValuesTest {
     }
 
     @Test
+    void rewritingTheSameValuesReusesTheFileInsteadOfGrowingIt() throws Exception {
+        Path file = dir.resolve("local.mv.db");
+        long afterFirstRound = 0;
+        try (WriteBehindValues v = WriteBehindValues.open(data(100, Duration.ofMillis(50)), "local", wall::get)) {
+            for (int round = 0; round < 30; round++) {
+                for (int k = 0; k < 5_000; k++) {
+                    v.stored(new HeldValue("user" + k, new byte[300], round * 10_000L + k + 1, NOW + 60_000));
+                }
+                assertTrue(v.flush(30_000));
+                if (round == 0) {
+                    afterFirstRound = Files.size(file);
+                }
+            }
+            long after = Files.size(file);
+            // Reused, it levels off at a few times the live data (here 3-5 times); kept, it grows by a round's worth
+            // with every round.
+            assertTrue(after < 10 * afterFirstRound, "thirty rewrites of the same 5,000 values grew the file from "
+                    + afterFirstRound + " to " + after + " bytes");
+        }
+    }
+
+    @Test
     void aFileAnotherStoreHasOpenIsRefused() throws Exception {
         try (WriteBehindValues v = WriteBehindValues.open(data(100, Duration.ofSeconds(1)), "chord", wall::get)) {
             IOException e = assertThrows(IOException.class,
