@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "p2psip", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A distributed SIP proxy/registrar (P2PSIP) on a pluggable DHT.",
         subcommands = {NodeCommand.class, LbCommand.class, ClusterCommand.class, UserCommand.class, StatusCommand.class,
-                AorCommand.class})
+                AorCommand.class, AcctCommand.class})
 public final class P2psip implements Runnable {
 
     static {
