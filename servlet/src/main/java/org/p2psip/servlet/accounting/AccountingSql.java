@@ -19,8 +19,10 @@ import org.p2psip.servlet.accounting.AccountingDatabase.Dialect;
  * <p>{@code acc_calls} has one row per call, merged from the partial
  * records nodes write ({@link CallRecord}) with the SQL-standard
  * {@link #MERGE_CALL}. Times are {@code TIMESTAMP(3) WITH TIME ZONE}: UTC
- * instants to the millisecond. {@code duration_ms}, from answer to end, is
- * computed by the database whenever both are known.
+ * instants to the millisecond. The database computes {@code ended_at} (the
+ * hang-up of an answered call, else its failure: {@link CallRecord#endedAt})
+ * and {@code duration_ms} (answer to hang-up) from the columns the nodes
+ * write, {@code bye_at} and {@code failed_at} among them.
  *
  * <p>{@code acc_registrations} gets a row per binding a REGISTER changed
  * and is never updated.
@@ -43,23 +45,26 @@ final class AccountingSql {
      */
     static final String MERGE_CALL = "MERGE INTO " + CALLS + " t USING (VALUES ("
             + "CAST(? AS " + LONG_TEXT + "), CAST(? AS " + LONG_TEXT + "), CAST(? AS " + LONG_TEXT + "), "
-            + "CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS SMALLINT), "
-            + "CAST(? AS " + SHORT_TEXT + "), CAST(? AS " + SHORT_TEXT + "))) "
-            + "AS s (call_id, caller, callee, started_at, answered_at, ended_at, status, invite_node, bye_node) "
+            + "CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), "
+            + "CAST(? AS SMALLINT), CAST(? AS " + SHORT_TEXT + "), CAST(? AS " + SHORT_TEXT + "))) "
+            + "AS s (call_id, caller, callee, started_at, answered_at, bye_at, failed_at, status, invite_node, bye_node) "
             + "ON t.call_id = s.call_id "
             + "WHEN MATCHED THEN UPDATE SET "
             + "caller = COALESCE(s.caller, t.caller), "
             + "callee = COALESCE(s.callee, t.callee), "
             + "started_at = " + earlier("started_at") + ", "
             + "answered_at = " + earlier("answered_at") + ", "
-            + "ended_at = " + later("ended_at") + ", "
+            + "bye_at = " + earlier("bye_at") + ", "
+            + "failed_at = " + later("failed_at") + ", "
             + "status = CASE WHEN s.status BETWEEN 200 AND 299 THEN s.status "
-            + "WHEN t.status BETWEEN 200 AND 299 THEN t.status ELSE COALESCE(s.status, t.status) END, "
+            + "WHEN t.status BETWEEN 200 AND 299 THEN t.status "
+            + "WHEN s.failed_at IS NOT NULL AND (t.failed_at IS NULL OR s.failed_at >= t.failed_at) THEN s.status "
+            + "ELSE COALESCE(t.status, s.status) END, "
             + "invite_node = COALESCE(s.invite_node, t.invite_node), "
             + "bye_node = COALESCE(s.bye_node, t.bye_node) "
             + "WHEN NOT MATCHED THEN INSERT "
-            + "(call_id, caller, callee, started_at, answered_at, ended_at, status, invite_node, bye_node) "
-            + "VALUES (s.call_id, s.caller, s.callee, s.started_at, s.answered_at, s.ended_at, s.status, "
+            + "(call_id, caller, callee, started_at, answered_at, bye_at, failed_at, status, invite_node, bye_node) "
+            + "VALUES (s.call_id, s.caller, s.callee, s.started_at, s.answered_at, s.bye_at, s.failed_at, s.status, "
             + "s.invite_node, s.bye_node)";
 
     static final String INSERT_REGISTRATION = "INSERT INTO " + REGISTRATIONS
@@ -81,12 +86,16 @@ final class AccountingSql {
                         + "callee " + LONG_TEXT + ", "
                         + "started_at " + TIME + ", "
                         + "answered_at " + TIME + ", "
-                        + "ended_at " + TIME + ", "
+                        + "ended_at " + dialect.generatedColumn(TIME,
+                                "CASE WHEN status BETWEEN 200 AND 299 THEN bye_at ELSE COALESCE(failed_at, bye_at) END")
+                        + ", "
                         + "duration_ms " + dialect.generatedColumn("BIGINT",
-                                "CAST(EXTRACT(EPOCH FROM (ended_at - answered_at)) * 1000 AS BIGINT)") + ", "
+                                "CAST(EXTRACT(EPOCH FROM (bye_at - answered_at)) * 1000 AS BIGINT)") + ", "
                         + "status SMALLINT, "
                         + "invite_node " + SHORT_TEXT + ", "
-                        + "bye_node " + SHORT_TEXT + ")",
+                        + "bye_node " + SHORT_TEXT + ", "
+                        + "bye_at " + TIME + ", "
+                        + "failed_at " + TIME + ")",
                 "CREATE INDEX IF NOT EXISTS acc_calls_started_at ON " + CALLS + " (started_at)",
                 "CREATE TABLE IF NOT EXISTS " + REGISTRATIONS + " ("
                         + "changed_at " + TIME + " NOT NULL, "
@@ -112,14 +121,15 @@ final class AccountingSql {
         text(s, 3, r.callee());
         time(s, 4, r.startedAt());
         time(s, 5, r.answeredAt());
-        time(s, 6, r.endedAt());
+        time(s, 6, r.byeAt());
+        time(s, 7, r.failedAt());
         if (r.status().isPresent()) {
-            s.setShort(7, (short) r.status().getAsInt());
+            s.setShort(8, (short) r.status().getAsInt());
         } else {
-            s.setNull(7, Types.SMALLINT);
+            s.setNull(8, Types.SMALLINT);
         }
-        text(s, 8, r.inviteNode());
-        text(s, 9, r.byeNode());
+        text(s, 9, r.inviteNode());
+        text(s, 10, r.byeNode());
     }
 
     static void bind(PreparedStatement s, RegistrationRecord r) throws SQLException {

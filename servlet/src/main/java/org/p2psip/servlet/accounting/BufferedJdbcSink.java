@@ -1,5 +1,6 @@
 package org.p2psip.servlet.accounting;
 
+import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -181,6 +182,7 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
         List<AccountingRecord> pending = new ArrayList<>();
         long oldestNanos = 0;
         try {
+            connectEarly();
             while (true) {
                 boolean stop = stopRequested();
                 if (pending.isEmpty()) {
@@ -228,6 +230,22 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
                 dropped.add(lost);
                 LOG.warn("accounting: {} records were not written to {} before the node stopped", lost, name);
             }
+        }
+    }
+
+    /**
+     * Opens the connection and creates the tables before the first record
+     * comes: the driver's loading and the schema's creation then cost a
+     * node's start rather than its first calls, and a database that cannot
+     * be reached is reported at once. A failure here is the start of an
+     * outage, not a failed flush.
+     */
+    private void connectEarly() {
+        try {
+            connection();
+        } catch (SQLException e) {
+            closeConnection();
+            noteOutage(e);
         }
     }
 
@@ -353,6 +371,11 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
         flushFailures.increment();
         failuresInARow++;
         closeConnection();
+        noteOutage(e);
+    }
+
+    /** Logs the first failure of an outage; the others only at DEBUG. */
+    private void noteOutage(SQLException e) {
         if (outageSinceNanos < 0) {
             outageSinceNanos = System.nanoTime();
             LOG.warn("accounting: cannot write to {}: {}; keeping records in memory (at most {}) and trying again",
@@ -459,8 +482,13 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
         return e.getCause() instanceof SQLException cause && cause != e ? state(cause) : null;
     }
 
-    /** The reason without the statement H2 appends to it, on one line of bounded length. */
-    private static String oneLine(Throwable t) {
+    /**
+     * The reason, on one line of bounded length: for a batch, that of the
+     * statement that failed (PostgreSQL's batch exception quotes the whole
+     * statement with its values), and without the statement H2 appends.
+     */
+    private static String oneLine(SQLException e) {
+        Throwable t = e instanceof BatchUpdateException && e.getNextException() != null ? e.getNextException() : e;
         String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
         int statement = m.indexOf("; SQL statement:");
         if (statement > 0) {

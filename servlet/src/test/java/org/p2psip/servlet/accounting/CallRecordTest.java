@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -27,6 +28,7 @@ class CallRecordTest {
         assertEquals(Optional.of(T0), r.startedAt());
         assertEquals(Optional.of(T0.plusMillis(2_500)), r.answeredAt());
         assertEquals(Optional.empty(), r.endedAt());
+        assertEquals(Optional.empty(), r.failedAt());
         assertEquals(OptionalInt.of(200), r.status());
         assertEquals(Optional.of("10.0.0.2:5060"), r.inviteNode());
         assertEquals(Optional.empty(), r.byeNode());
@@ -37,6 +39,7 @@ class CallRecordTest {
         CallRecord r = CallRecord.invite(CALL, "sip:alice@atlanta.com", "sip:bob@biloxi.com", "n1", T0, 486,
                 T0.plusSeconds(3));
         assertEquals(Optional.empty(), r.answeredAt());
+        assertEquals(Optional.of(T0.plusSeconds(3)), r.failedAt());
         assertEquals(Optional.of(T0.plusSeconds(3)), r.endedAt());
         assertEquals(Optional.empty(), r.duration());
     }
@@ -57,11 +60,20 @@ class CallRecordTest {
     }
 
     @Test
-    void twoByesEndTheCallAtTheLaterOne() {
+    void aByeRetransmittedThroughAnotherNodeHangsUpAtTheFirstCopy() {
+        CallRecord invite = answered(T0, T0.plusSeconds(2), "n1");
         CallRecord first = CallRecord.bye(CALL, "n2", T0.plusSeconds(10));
-        CallRecord second = CallRecord.bye(CALL, "n3", T0.plusSeconds(10).plusMillis(40));
-        assertEquals(Optional.of(T0.plusSeconds(10).plusMillis(40)), first.mergedWith(second).endedAt());
-        assertEquals(Optional.of(T0.plusSeconds(10).plusMillis(40)), second.mergedWith(first).endedAt());
+        CallRecord again = CallRecord.bye(CALL, "n3", T0.plusSeconds(10).plusMillis(500));
+        assertEquals(Optional.of(T0.plusSeconds(10)), invite.mergedWith(first).mergedWith(again).endedAt());
+        assertEquals(Optional.of(T0.plusSeconds(10)), invite.mergedWith(again).mergedWith(first).endedAt());
+        assertEquals(Optional.of(Duration.ofSeconds(8)), again.mergedWith(invite).mergedWith(first).duration());
+    }
+
+    @Test
+    void aHangUpWrittenBeforeItsInviteIsTheEndUntilTheInviteSaysMore() {
+        CallRecord bye = CallRecord.bye(CALL, "n2", T0.plusSeconds(10));
+        assertEquals(Optional.of(T0.plusSeconds(10)), bye.endedAt());
+        assertEquals(Optional.empty(), bye.duration());
     }
 
     @Test
@@ -70,12 +82,13 @@ class CallRecordTest {
                 T0.plusMillis(30));
         CallRecord retried = answered(T0.plusMillis(100), T0.plusSeconds(1), "n2");
         CallRecord bye = CallRecord.bye(CALL, "n3", T0.plusSeconds(5));
-        CallRecord call = failed.mergedWith(bye).mergedWith(retried);
-        assertEquals(OptionalInt.of(200), call.status());
-        assertEquals(Optional.of(T0), call.startedAt());
-        assertEquals(Optional.of(T0.plusSeconds(5)), call.endedAt());
-        assertEquals(Optional.of(Duration.ofSeconds(4)), call.duration());
-        assertEquals(OptionalInt.of(200), retried.mergedWith(failed).status());
+        for (CallRecord call : List.of(failed.mergedWith(bye).mergedWith(retried),
+                bye.mergedWith(retried).mergedWith(failed), retried.mergedWith(failed).mergedWith(bye))) {
+            assertEquals(OptionalInt.of(200), call.status(), call.toString());
+            assertEquals(Optional.of(T0), call.startedAt(), call.toString());
+            assertEquals(Optional.of(T0.plusSeconds(5)), call.endedAt(), call.toString());
+            assertEquals(Optional.of(Duration.ofSeconds(4)), call.duration(), call.toString());
+        }
     }
 
     @Test
@@ -83,6 +96,8 @@ class CallRecordTest {
         CallRecord busy = CallRecord.invite(CALL, "a", "b", "n1", T0, 486, T0.plusSeconds(1));
         CallRecord gone = CallRecord.invite(CALL, "a", "b", "n1", T0.plusSeconds(2), 480, T0.plusSeconds(3));
         assertEquals(OptionalInt.of(480), busy.mergedWith(gone).status());
+        assertEquals(OptionalInt.of(480), gone.mergedWith(busy).status());
+        assertEquals(Optional.of(T0.plusSeconds(3)), gone.mergedWith(busy).endedAt());
     }
 
     @Test
@@ -124,13 +139,13 @@ class CallRecordTest {
     void recordsOutsideTheirColumnsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> CallRecord.bye(" ", "n", T0));
         assertThrows(IllegalArgumentException.class, () -> new CallRecord("c\n", Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.empty(), Optional.empty(),
-                Optional.empty()));
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.empty(),
+                Optional.empty(), Optional.empty()));
         assertThrows(IllegalArgumentException.class, () -> new CallRecord(CALL, Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.of(180), Optional.empty(),
-                Optional.empty()));
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.of(180),
+                Optional.empty(), Optional.empty()));
         assertThrows(IllegalArgumentException.class, () -> new CallRecord(CALL, Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.empty(),
                 Optional.of("n".repeat(ColumnText.SHORT + 1)), Optional.empty()));
     }
 }
