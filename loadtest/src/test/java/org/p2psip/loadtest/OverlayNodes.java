@@ -40,6 +40,7 @@ final class OverlayNodes implements AutoCloseable {
     private final int replicas;
     private final Optional<String> domain;
     private final Optional<Integer> balancer;
+    private final List<String> nodeArgs;
     private final String secret = "overlay-test-" + UUID.randomUUID();
     private Optional<Path> dataRoot = Optional.empty();
     private List<String> nodeFlags = List.of();
@@ -67,10 +68,16 @@ final class OverlayNodes implements AutoCloseable {
      * its metrics on a port of its own.
      */
     OverlayNodes(String dht, int replicas, Optional<String> domain, Optional<Integer> balancer) {
+        this(dht, replicas, domain, balancer, List.of());
+    }
+
+    /** As above, every node also given {@code nodeArgs} (accounting, flush settings ...). */
+    OverlayNodes(String dht, int replicas, Optional<String> domain, Optional<Integer> balancer, List<String> nodeArgs) {
         this.dht = dht;
         this.replicas = replicas;
         this.domain = domain;
         this.balancer = balancer;
+        this.nodeArgs = List.copyOf(nodeArgs);
     }
 
     /** Starts a seed and {@code count - 1} members joining through it, and waits until every one listens. */
@@ -126,6 +133,7 @@ final class OverlayNodes implements AutoCloseable {
             args.addAll(List.of("--bootstrap", seed.overlayAddress()));
         }
         domain.ifPresent(d -> args.addAll(List.of("--domain", d)));
+        args.addAll(nodeArgs);
         String extraArgs = System.getProperty("p2psip.test.nodeArgs", "").strip();
         if (!extraArgs.isEmpty()) {
             args.addAll(List.of(extraArgs.split("\\s+")));
@@ -147,12 +155,15 @@ final class OverlayNodes implements AutoCloseable {
     /**
      * Starts {@code p2psip lb} on the balancer port these nodes record-route
      * through, in front of every node now running, serving its metrics and
-     * status page on {@code metricsPort}, and waits until it listens.
+     * status page on {@code metricsPort}, with {@code extra} flags, and
+     * waits until it listens.
      */
-    NodeProcess startBalancer(int metricsPort) throws Exception {
+    NodeProcess startBalancer(int metricsPort, String... extra) throws Exception {
         String list = members.stream().map(m -> "127.0.0.1:" + m.sip()).collect(Collectors.joining(","));
-        NodeProcess lb = NodeProcess.start("lb", "--sip", "127.0.0.1:" + balancer.orElseThrow(), "--nodes", list,
-                "--trusted-source", "127.0.0.1", "--metrics", "127.0.0.1:" + metricsPort);
+        List<String> args = new ArrayList<>(List.of("lb", "--sip", "127.0.0.1:" + balancer.orElseThrow(), "--nodes",
+                list, "--trusted-source", "127.0.0.1", "--metrics", "127.0.0.1:" + metricsPort));
+        args.addAll(List.of(extra));
+        NodeProcess lb = NodeProcess.start(args.toArray(String[]::new));
         lb.awaitOutput("p2psip lb listening", Duration.ofSeconds(30));
         return lb;
     }

@@ -1,5 +1,6 @@
 package org.p2psip.core.location;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -12,10 +13,17 @@ public sealed interface RegisterOutcome {
      *
      * @param bindings the AOR's bindings after the update, expired ones dropped
      * @param changed  whether anything must be written back
+     * @param changes  the bindings the request added, refreshed or removed, in the order of its contacts
      */
-    record Accepted(BindingSet bindings, boolean changed) implements RegisterOutcome {
+    record Accepted(BindingSet bindings, boolean changed, List<BindingChange> changes) implements RegisterOutcome {
         public Accepted {
             Objects.requireNonNull(bindings, "bindings");
+            changes = List.copyOf(changes);
+        }
+
+        /** An outcome that names no change of its own (a fetch, or bindings that only lapsed). */
+        public Accepted(BindingSet bindings, boolean changed) {
+            this(bindings, changed, List.of());
         }
     }
 

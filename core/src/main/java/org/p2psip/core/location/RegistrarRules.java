@@ -2,7 +2,10 @@ package org.p2psip.core.location;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 
 import org.p2psip.core.location.RegisterOutcome.Accepted;
@@ -48,6 +51,10 @@ public final class RegistrarRules {
         // A contact repeated within one request updates what the request itself
         // wrote; only bindings stored before it are subject to the CSeq check.
         List<Binding> writtenHere = new ArrayList<>();
+        // What the request did to each binding, by the binding it wrote last; a contact it names
+        // twice keeps one entry (added then removed again: none).
+        List<BindingChange> changes = new ArrayList<>();
+        Map<Binding, Integer> changeOf = new IdentityHashMap<>();
         boolean changed = dropped;
         for (ContactSpec c : contacts) {
             long requested = c.expires().orElse(request.expires().orElse(policy.defaultExpires()));
@@ -73,27 +80,34 @@ public final class RegistrarRules {
                 if (sameCall && request.cseq() <= existing.cseq()) {
                     return Rejected.of(500, "Out of order CSeq for contact " + c.uri());
                 }
+                Integer earlier = changeOf.remove(existing);
+                BindingChange.Kind kind = earlier == null ? BindingChange.Kind.REFRESHED : changes.get(earlier).kind();
                 if (granted == 0) {
                     next.remove(index);
+                    record(changes, earlier, kind == BindingChange.Kind.ADDED ? null
+                            : new BindingChange(existing.contact(), BindingChange.Kind.REMOVED, 0));
                 } else {
                     // A refresh moves the binding to the end: the set is kept in order of last write.
                     Binding fresh = bind(request, c, granted, now);
                     next.remove(index);
                     next.add(fresh);
                     writtenHere.add(fresh);
+                    changeOf.put(fresh, record(changes, earlier, new BindingChange(c.uri(), kind, granted)));
                 }
                 changed = true;
             } else if (granted > 0) {
                 Binding fresh = bind(request, c, granted, now);
                 next.add(fresh);
                 writtenHere.add(fresh);
+                changeOf.put(fresh, record(changes, null, new BindingChange(c.uri(), BindingChange.Kind.ADDED, granted)));
                 changed = true;
             }
         }
         if (next.size() > policy.maxContacts()) {
             return Rejected.of(503, "Too many registered contacts (limit " + policy.maxContacts() + ")");
         }
-        return new Accepted(new BindingSet(next), changed);
+        return new Accepted(new BindingSet(next), changed,
+                changes.stream().filter(Objects::nonNull).toList());
     }
 
     /**
@@ -113,7 +127,19 @@ public final class RegistrarRules {
                 return Rejected.of(500, "Out of order CSeq for wildcard removal");
             }
         }
-        return new Accepted(BindingSet.EMPTY, dropped || !current.isEmpty());
+        List<BindingChange> removed = current.bindings().stream()
+                .map(b -> new BindingChange(b.contact(), BindingChange.Kind.REMOVED, 0)).toList();
+        return new Accepted(BindingSet.EMPTY, dropped || !current.isEmpty(), removed);
+    }
+
+    /** Puts {@code change} in the place of the earlier change at {@code earlier}, or last; null cancels it. */
+    private static int record(List<BindingChange> changes, Integer earlier, BindingChange change) {
+        if (earlier != null) {
+            changes.set(earlier, change);
+            return earlier;
+        }
+        changes.add(change);
+        return changes.size() - 1;
     }
 
     private static int indexOf(List<Binding> bindings, ContactSpec c) {

@@ -710,6 +710,86 @@ class RegistrarRulesTest {
         }
     }
 
+    /** What the request did to each binding, for the registrations a node accounts. */
+    @Nested
+    class Changes {
+
+        static BindingChange added(String uri, long expires) {
+            return new BindingChange(uri, BindingChange.Kind.ADDED, expires);
+        }
+
+        static BindingChange refreshed(String uri, long expires) {
+            return new BindingChange(uri, BindingChange.Kind.REFRESHED, expires);
+        }
+
+        static BindingChange removed(String uri) {
+            return new BindingChange(uri, BindingChange.Kind.REMOVED, 0);
+        }
+
+        @Test
+        void newRefreshedAndRemovedContactsAreNamedInRequestOrder() {
+            Accepted a = accepted(apply(request(CALL, 2, contact(UA3, 600), contact(UA1, 900), contact(UA2, 0)),
+                    set(stored(UA1, CALL, 1), stored(UA2, CALL, 1))));
+            assertEquals(List.of(added(UA3, 600), refreshed(UA1, 900), removed(UA2)), a.changes());
+        }
+
+        @Test
+        void grantedExpiryIsTheOneRecordedNotTheOneAsked() {
+            Accepted a = accepted(apply(request(CALL, 1, contact(UA1, 99_999)), BindingSet.EMPTY));
+            assertEquals(List.of(added(UA1, POLICY.maxExpires())), a.changes());
+        }
+
+        @Test
+        void wildcardNamesEveryBindingItRemoved() {
+            Accepted a = accepted(apply(request(OTHER_CALL, 1, OptionalLong.of(0), ContactSpec.wildcard()),
+                    set(stored(UA1, CALL, 1), stored(UA2, CALL, 1))));
+            assertEquals(List.of(removed(UA1), removed(UA2)), a.changes());
+        }
+
+        @Test
+        void removingAContactThatIsNotBoundChangesNothing() {
+            Accepted a = accepted(apply(request(CALL, 1, contact(UA1, 0)), BindingSet.EMPTY));
+            assertEquals(List.of(), a.changes());
+        }
+
+        @Test
+        void contactAddedTwiceInOneRequestIsOneAdditionWithTheLastExpiry() {
+            Accepted a = accepted(apply(request(CALL, 1, contact(UA1, 600), contact(UA1, 1200)), BindingSet.EMPTY));
+            assertEquals(List.of(added(UA1, 1200)), a.changes());
+        }
+
+        @Test
+        void contactAddedThenRemovedInOneRequestIsNoChange() {
+            Accepted a = accepted(apply(request(CALL, 1, contact(UA1, 600), contact(UA1, 0)), BindingSet.EMPTY));
+            assertEquals(List.of(), a.changes());
+        }
+
+        @Test
+        void storedContactRefreshedThenRemovedInOneRequestIsARemoval() {
+            Accepted a = accepted(apply(request(CALL, 2, contact(UA1, 600), contact(UA1, 0)),
+                    set(stored(UA1, CALL, 1))));
+            assertEquals(List.of(removed(UA1)), a.changes());
+        }
+
+        @Test
+        void retransmissionSeenByAnotherNodeChangesNothing() {
+            Accepted a = accepted(apply(request(CALL, 1, contact(UA1, 600)),
+                    set(stored(UA1, CALL, 1, NOW.plusSeconds(600)))));
+            assertEquals(List.of(), a.changes());
+        }
+
+        @Test
+        void fetchChangesNothing() {
+            assertEquals(List.of(), accepted(apply(request(CALL, 2), set(stored(UA1, CALL, 1)))).changes());
+        }
+
+        @Test
+        void changeRefusesAnExpiryThatContradictsIt() {
+            assertThrows(IllegalArgumentException.class, () -> new BindingChange(UA1, BindingChange.Kind.REMOVED, 60));
+            assertThrows(IllegalArgumentException.class, () -> new BindingChange(UA1, BindingChange.Kind.ADDED, 0));
+        }
+    }
+
     /** RFC 5626 §6: a binding keyed by instance-id and reg-id. */
     @Nested
     class OutboundInstances {

@@ -191,6 +191,12 @@ final class ClusterCommand implements Callable<Integer> {
     @Mixin
     ProtectionOptions protection = new ProtectionOptions();
 
+    @Mixin
+    AccountingOptions accounting = new AccountingOptions();
+
+    /** What {@link #validate} made of the accounting flags, for every node. */
+    private List<String> accountingFlags = List.of();
+
     @Option(names = "--tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Also take SIP over TLS (TLS 1.2 and 1.3) at the balancer here; each node also listens for TLS, "
                     + "on its SIP port + " + NODE_TLS_OFFSET + ", so it can reach phones registered with transport=tls. Without --tls-cert and "
@@ -340,6 +346,7 @@ final class ClusterCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--replicas " + replicas() + " needs at least that many "
                     + "nodes to hold the copies (--nodes " + nodeCount + ")");
         }
+        accountingFlags = accounting.nodeFlags(spec.commandLine());
         if (!auth.required()) {
             System.err.println("p2psip cluster: --auth none: anyone can register, remove or replace any binding; "
                     + "use it on closed test networks only");
@@ -504,6 +511,7 @@ final class ClusterCommand implements Callable<Integer> {
         command.addAll(dataDirFlags(number));
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
+        command.addAll(accountingFlags);
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),
                 "--tls-cert", tlsFiles.certificate().toString(), "--tls-key", tlsFiles.key().toString())));
         Process p;
@@ -512,6 +520,7 @@ final class ClusterCommand implements Callable<Integer> {
             // Through the environment, not argv, so the secret stays out of the process list.
             builder.environment().remove(ClusterSecrets.LEGACY_ENV);
             builder.environment().put(ClusterSecrets.ENV, clusterSecret);
+            builder.environment().putAll(accounting.nodeEnvironment());
             p = builder.start();
         } catch (IOException e) {
             throw new StartFailure("cannot start node " + number + ": " + e.getMessage());

@@ -15,6 +15,7 @@ import picocli.CommandLine.ParameterException;
  * {@code --data-dir} and its buffering, {@code --flush-count} and
  * {@code --flush-ms}: where a node keeps what must survive a restart of
  * every node at once, and how its writes are batched on the way there.
+ * The node's accounting ({@link AccountingOptions}) is batched the same way.
  */
 final class DataDirOptions {
 
@@ -27,23 +28,27 @@ final class DataDirOptions {
     Path dataDir;
 
     @Option(names = "--flush-count", paramLabel = "N",
-            description = "With --data-dir: write buffered changes once N have piled up (1: each as soon as the "
-                    + "writer is free). Default: ${DEFAULT-VALUE}.")
+            description = "With --data-dir, and for accounting (--acct-db): write buffered changes once N have piled "
+                    + "up (1: each as soon as the writer is free). Default: ${DEFAULT-VALUE}.")
     int flushCount = FlushPolicy.DEFAULT.count();
 
     @Option(names = "--flush-ms", paramLabel = "MS",
-            description = "With --data-dir: write buffered changes once the oldest has waited MS milliseconds, "
-                    + "however few. Default: ${DEFAULT-VALUE}.")
+            description = "With --data-dir, and for accounting (--acct-db): write buffered changes once the oldest "
+                    + "has waited MS milliseconds, however few. Default: ${DEFAULT-VALUE}.")
     long flushMillis = FlushPolicy.DEFAULT.interval().toMillis();
 
     /** The directory and its flush policy, if one was given; a bad count or time is the command line's error. */
     Optional<DataDir> dataDir(CommandLine cmd) {
-        FlushPolicy flush;
+        FlushPolicy flush = flushPolicy(cmd);
+        return Optional.ofNullable(dataDir).map(d -> new DataDir(d, flush));
+    }
+
+    /** The flush policy, with or without a directory; a bad count or time is the command line's error. */
+    FlushPolicy flushPolicy(CommandLine cmd) {
         try {
-            flush = new FlushPolicy(flushCount, Duration.ofMillis(flushMillis));
+            return new FlushPolicy(flushCount, Duration.ofMillis(flushMillis));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, e.getMessage());
         }
-        return Optional.ofNullable(dataDir).map(d -> new DataDir(d, flush));
     }
 }

@@ -16,6 +16,7 @@ import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.DataDir;
 import org.p2psip.servlet.node.FrontNode;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
@@ -164,6 +165,9 @@ final class NodeCommand implements Callable<Integer> {
     DataDirOptions dataDir = new DataDirOptions();
 
     @Mixin
+    AccountingOptions accounting = new AccountingOptions();
+
+    @Mixin
     LogLevelOption logLevel = new LogLevelOption();
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
@@ -227,11 +231,12 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}{}", node.sipAddress(),
+        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}{}{}", node.sipAddress(),
                 advertise == null ? "" : " bound to " + sip,
                 node.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), node.dhtName(),
                 node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""),
-                node.metricsAddress().map(a -> " metrics=http://" + a + "/metrics").orElse(""));
+                node.metricsAddress().map(a -> " metrics=http://" + a + "/metrics").orElse(""),
+                settings.accounting().map(a -> " acct=" + a.database().redacted()).orElse(""));
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -283,10 +288,12 @@ final class NodeCommand implements Callable<Integer> {
         }
         Optional<String> secret = ClusterSecrets.resolve(clusterSecret);
         secret.ifPresent(s -> options.put("overlay-secret", s));
+        Optional<DataDir> data = dataDir.dataDir(spec.commandLine());
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
                 protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics),
-                Optional.ofNullable(accessLog), dataDir.dataDir(spec.commandLine()));
+                Optional.ofNullable(accessLog), data, accounting.settings(spec.commandLine(),
+                        data.map(DataDir::path), dataDir.flushPolicy(spec.commandLine())));
     }
 
     private TrustSettings trust(Optional<String> secret) {

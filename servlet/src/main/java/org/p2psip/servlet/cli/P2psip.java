@@ -2,6 +2,8 @@ package org.p2psip.servlet.cli;
 
 import java.util.ServiceLoader;
 
+import org.p2psip.servlet.accounting.LoopbackH2Server;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,8 +17,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "p2psip", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A distributed SIP proxy/registrar (P2PSIP) on a pluggable DHT.",
         subcommands = {NodeCommand.class, LbCommand.class, ClusterCommand.class, UserCommand.class, StatusCommand.class,
-                AorCommand.class})
+                AorCommand.class, AcctCommand.class})
 public final class P2psip implements Runnable {
+
+    static {
+        // Before any H2 class loads, which reads this setting once (see LoopbackH2Server).
+        LoopbackH2Server.bindToLoopback();
+    }
 
     @Spec
     CommandSpec spec;

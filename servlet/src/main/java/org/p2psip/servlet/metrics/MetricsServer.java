@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.accounting.AccountingCounts;
 import org.p2psip.servlet.status.BalancerStatusPage;
 import org.p2psip.servlet.status.StatusPage;
 import org.slf4j.Logger;
@@ -79,7 +81,20 @@ public final class MetricsServer implements AutoCloseable {
     public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page)
             throws IOException {
-        return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic), page);
+        return start(address, dht, latencies, overloadRejections, traffic, page, Optional::empty);
+    }
+
+    /**
+     * As {@link #start(HostPort, Dht, DhtLatencies, LongSupplier, SipTraffic, StatusPage)}
+     * for a node that may account calls.
+     *
+     * @param accounting the node's accounting counters, read per scrape; empty when it accounts nothing
+     */
+    public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
+                                      LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
+                                      Supplier<Optional<AccountingCounts>> accounting) throws IOException {
+        return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic)
+                + accounting.get().map(PrometheusText::accounting).orElse(""), page);
     }
 
     /**

@@ -11,6 +11,7 @@ import org.p2psip.core.metrics.KeyOwnership;
 import org.p2psip.core.metrics.LatencyHistogram;
 import org.p2psip.core.metrics.LatencySnapshot;
 import org.p2psip.core.metrics.SipTraffic;
+import org.p2psip.servlet.accounting.AccountingCounts;
 
 /**
  * A node's metrics in the Prometheus text exposition format 0.0.4: the
@@ -24,7 +25,8 @@ import org.p2psip.core.metrics.SipTraffic;
  * requests the node's overload gate answered 503 instead of queueing
  * (RFC 3261 §21.5.4), which a balancer relays as 500. {@link #sipTraffic}
  * {@link #ownedShare} and {@link #knownPeers} write the SIP, ownership and
- * membership families a scrape appends. Numbers are written exactly, from nanoseconds, never through a
+ * membership families a scrape appends, {@link #accounting} those of a node
+ * that accounts calls. Numbers are written exactly, from nanoseconds, never through a
  * binary fraction.
  */
 final class PrometheusText {
@@ -39,6 +41,10 @@ final class PrometheusText {
     static final String REQUEST_DURATION = "p2psip_sip_request_duration_seconds";
     static final String OWNED_SHARE = "p2psip_dht_owned_key_share";
     static final String KNOWN_PEERS = "p2psip_dht_known_peers";
+    static final String ACCT_WRITTEN = "p2psip_acct_records_written_total";
+    static final String ACCT_DROPPED = "p2psip_acct_records_dropped_total";
+    static final String ACCT_PENDING = "p2psip_acct_records_pending";
+    static final String ACCT_FLUSH_FAILURES = "p2psip_acct_flush_failures_total";
 
     private PrometheusText() {
     }
@@ -113,6 +119,26 @@ final class PrometheusText {
         StringBuilder b = new StringBuilder(160);
         family(b, KNOWN_PEERS, "gauge", "Other overlay members this node knows now.");
         return b.append(KNOWN_PEERS).append(' ').append(peers).append('\n').toString();
+    }
+
+    /**
+     * The accounting families of a node that accounts calls: records
+     * written, dropped (a full buffer, refused by the database, or still
+     * waiting when the node stopped), waiting in memory now, and flushes
+     * that failed and were tried again (each failure of an outage counts).
+     */
+    static String accounting(AccountingCounts counts) {
+        StringBuilder b = new StringBuilder(800);
+        family(b, ACCT_WRITTEN, "counter", "Accounting records the database has committed.");
+        b.append(ACCT_WRITTEN).append(' ').append(counts.written()).append('\n');
+        family(b, ACCT_DROPPED, "counter",
+                "Accounting records given up: buffer full, refused by the database, or unwritten at shutdown.");
+        b.append(ACCT_DROPPED).append(' ').append(counts.dropped()).append('\n');
+        family(b, ACCT_PENDING, "gauge", "Accounting records held in memory, waiting for or in a flush.");
+        b.append(ACCT_PENDING).append(' ').append(counts.pending()).append('\n');
+        family(b, ACCT_FLUSH_FAILURES, "counter", "Accounting flushes that failed and were tried again.");
+        b.append(ACCT_FLUSH_FAILURES).append(' ').append(counts.flushFailures()).append('\n');
+        return b.toString();
     }
 
     private static void histogram(StringBuilder b, String name, String labels, LatencySnapshot latency) {

@@ -42,6 +42,10 @@ import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.SipTraffic;
 import org.p2psip.core.metrics.TimedDht;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.servlet.accounting.AccountingCounts;
+import org.p2psip.servlet.accounting.AccountingRecorder;
+import org.p2psip.servlet.accounting.AccountingSettings;
+import org.p2psip.servlet.accounting.BufferedJdbcSink;
 import org.p2psip.servlet.admin.AdminServer;
 import org.p2psip.servlet.admin.AdminView;
 import org.p2psip.servlet.logging.AccessLog;
@@ -78,6 +82,10 @@ import gov.nist.javax.sip.message.MessageFactoryImpl;
  * <p>Every DHT operation is timed ({@link TimedDht}) into the node's
  * {@link #dhtLatencies()}, which {@code --metrics} serves to Prometheus.
  *
+ * <p>With accounting on, the proxy and the registrar hand records to a
+ * {@link BufferedJdbcSink}, which writes them behind; {@link #close} gives
+ * it a few seconds to write what is waiting once the stack has stopped.
+ *
  * <p>{@link #start} returns once the node answers requests; {@link #close}
  * stops the stack and leaves the DHT. Several nodes can run in one JVM.
  */
@@ -103,14 +111,16 @@ public final class FrontNode implements AutoCloseable {
     private final Optional<AccessLog> accessLog;
     private final DhtLatencies latencies;
     private final Optional<MetricsServer> metrics;
+    private final Optional<BufferedJdbcSink> accounting;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
                       LocationService locations, EdgeGuards guards, String stackName,
                       ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
                       Optional<AdminServer> admin, DhtLatencies latencies, Optional<MetricsServer> metrics,
-                      Optional<AccessLog> accessLog) {
+                      Optional<AccessLog> accessLog, Optional<BufferedJdbcSink> accounting) {
         this.sipAddress = sipAddress;
+        this.accounting = accounting;
         this.accessLog = accessLog;
         this.dhtName = dhtName;
         this.stack = stack;
@@ -171,13 +181,22 @@ public final class FrontNode implements AutoCloseable {
         AdminServer admin = null;
         MetricsServer metrics = null;
         AccessLog accessLog = null;
+        BufferedJdbcSink accountingSink = null;
         try {
             if (settings.accessLog().isPresent()) {
                 accessLog = openAccessLog(settings.accessLog().get(), self.hostPort());
             }
+            AccountingRecorder accounting = AccountingRecorder.OFF;
+            if (settings.accounting().isPresent()) {
+                AccountingSettings a = settings.accounting().get();
+                accountingSink = BufferedJdbcSink.start(a.database(), a.flush(), a.buffer());
+                accounting = AccountingRecorder.of(accountingSink, self.hostPort().toString(), settings.clock(),
+                        a.registrations());
+            }
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
-                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic, self.hostPort());
+                metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic, self.hostPort(),
+                        Optional.ofNullable(accountingSink));
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -206,13 +225,14 @@ public final class FrontNode implements AutoCloseable {
             Registrar registrar = new Registrar(sip, locations, domains, authenticator, settings.dhtTimeout(),
                     settings.clock(), completions,
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
-                            settings.protection().retryAfter()));
+                            settings.protection().retryAfter()), accounting);
             RecordRoutes recordRoutes = trust.recordRoute().isPresent()
                     ? new RecordRoutes(SelfAddress.of(trust.recordRoute().get()),
                             trust.recordRouteTls().map(SelfAddress::of), true)
                     : new RecordRoutes(self, ownTls.map(SelfAddress::of), false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
-                    trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions);
+                    trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions,
+                    accounting);
             OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
                     trust.recordRoute().flatMap(FrontNode::resolved), domains);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
@@ -223,12 +243,12 @@ public final class FrontNode implements AutoCloseable {
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
                     stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin), latencies,
-                    Optional.ofNullable(metrics), Optional.ofNullable(accessLog));
+                    Optional.ofNullable(metrics), Optional.ofNullable(accessLog), Optional.ofNullable(accountingSink));
         } catch (NodeStartException e) {
-            stopPartial(stack, admin, metrics, accessLog, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, accessLog, accountingSink, dht, completions, stackName);
             throw e;
         } catch (Exception e) {
-            stopPartial(stack, admin, metrics, accessLog, dht, completions, stackName);
+            stopPartial(stack, admin, metrics, accessLog, accountingSink, dht, completions, stackName);
             throw new NodeStartException("cannot start SIP on " + bound + ": " + oneLine(e), e);
         }
     }
@@ -296,17 +316,20 @@ public final class FrontNode implements AutoCloseable {
     }
 
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
-                                              SipTraffic traffic, HostPort sip) throws NodeStartException {
+                                              SipTraffic traffic, HostPort sip, Optional<BufferedJdbcSink> accounting)
+            throws NodeStartException {
         try {
             return MetricsServer.start(address, dht, latencies, guards::shed, traffic,
-                    new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()));
+                    new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()),
+                    () -> accounting.map(BufferedJdbcSink::counts));
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }
     }
 
     private static void stopPartial(SipStackImpl stack, AdminServer admin, MetricsServer metrics, AccessLog accessLog,
-                                    Dht dht, ExecutorService completions, String stackName) {
+                                    BufferedJdbcSink accounting, Dht dht, ExecutorService completions,
+                                    String stackName) {
         if (admin != null) {
             admin.close();
         }
@@ -318,6 +341,9 @@ public final class FrontNode implements AutoCloseable {
         }
         if (stack != null) {
             stack.stop();
+        }
+        if (accounting != null) {
+            accounting.close();
         }
         dht.close();
         completions.shutdownNow();
@@ -390,6 +416,11 @@ public final class FrontNode implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The accounting counters, if the node accounts calls. */
+    public Optional<AccountingCounts> accountingCounts() {
+        return accounting.map(BufferedJdbcSink::counts);
+    }
+
     /** Requests the proxy sent on, one per branch. */
     public long forwardedRequests() {
         return proxy.forwardedRequests();
@@ -415,6 +446,8 @@ public final class FrontNode implements AutoCloseable {
             admin.ifPresent(AdminServer::close);
             metrics.ifPresent(MetricsServer::close);
             accessLog.ifPresent(AccessLog::close);
+            // After the stack: the last BYEs it handled are in the buffer.
+            accounting.ifPresent(BufferedJdbcSink::close);
             completions.shutdownNow();
             dht.close();
             EdgeGuards.unregister(stackName);

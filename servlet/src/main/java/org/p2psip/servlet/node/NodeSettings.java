@@ -13,6 +13,7 @@ import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.store.DataDir;
 import org.p2psip.core.tls.TlsListener;
+import org.p2psip.servlet.accounting.AccountingSettings;
 
 /**
  * Everything needed to start one front node, as assembled from the command
@@ -36,12 +37,14 @@ import org.p2psip.core.tls.TlsListener;
  * @param metrics        where the node serves its Prometheus metrics ({@code GET /metrics}); empty: nowhere
  * @param accessLog      where the node writes a line per answered transaction ({@link org.p2psip.servlet.logging.AccessLog}); empty: nowhere
  * @param dataDir        where the node keeps what must survive its restart, written behind; empty: memory only
+ * @param accounting     where and how the node accounts calls and registration changes; empty: it does not
  */
 public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap,
                            int replicas, Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
                            Clock clock, TrustSettings trust, ProtectionSettings protection,
                            Optional<TlsListener> tls, Optional<HostPort> advertise,
-                           Optional<HostPort> metrics, Optional<Path> accessLog, Optional<DataDir> dataDir) {
+                           Optional<HostPort> metrics, Optional<Path> accessLog, Optional<DataDir> dataDir,
+                           Optional<AccountingSettings> accounting) {
 
     /**
      * How long a node waits for the location service to settle one request:
@@ -71,6 +74,7 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(accessLog, "accessLog");
         Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(accounting, "accounting");
         bootstrap = List.copyOf(bootstrap);
         dhtOptions = Map.copyOf(dhtOptions);
         if (replicas < 1) {
@@ -82,6 +86,16 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         if (dhtTimeout.isNegative() || dhtTimeout.isZero()) {
             throw new IllegalArgumentException("the DHT timeout must be positive");
         }
+    }
+
+    /** A node that accounts nothing. */
+    public NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas,
+                        Map<String, String> dhtOptions, RegistrarPolicy policy, Duration dhtTimeout, int sipThreads,
+                        Clock clock, TrustSettings trust, ProtectionSettings protection, Optional<TlsListener> tls,
+                        Optional<HostPort> advertise, Optional<HostPort> metrics, Optional<Path> accessLog,
+                        Optional<DataDir> dataDir) {
+        this(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads, clock, trust,
+                protection, tls, advertise, metrics, accessLog, dataDir, Optional.empty());
     }
 
     /** A node that keeps everything in memory. */
@@ -101,37 +115,37 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
         return new NodeSettings(sip, "local", Optional.empty(), List.of(), 1, Map.of(), RegistrarPolicy.DEFAULT,
                 DEFAULT_DHT_TIMEOUT, DEFAULT_SIP_THREADS, Clock.systemUTC(), TrustSettings.DEFAULT,
                 ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty());
+                Optional.empty(), Optional.empty());
     }
 
     public NodeSettings withPolicy(RegistrarPolicy newPolicy) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, newPolicy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     public NodeSettings withSip(HostPort newSip) {
         return new NodeSettings(newSip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     public NodeSettings withDhtTimeout(Duration timeout) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, timeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir);
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     public NodeSettings withTrust(TrustSettings newTrust) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, newTrust, protection, tls, advertise, metrics, accessLog, dataDir);
+                clock, newTrust, protection, tls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     public NodeSettings withProtection(ProtectionSettings newProtection) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, newProtection, tls, advertise, metrics, accessLog, dataDir);
+                clock, trust, newProtection, tls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     public NodeSettings withTls(Optional<TlsListener> newTls) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, newTls, advertise, metrics, accessLog, dataDir);
+                clock, trust, protection, newTls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
@@ -141,24 +155,30 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
 
     public NodeSettings withAdvertise(HostPort newAdvertise) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, Optional.of(newAdvertise), metrics, accessLog, dataDir);
+                clock, trust, protection, tls, Optional.of(newAdvertise), metrics, accessLog, dataDir, accounting);
     }
 
     /** Serves the node's Prometheus metrics at {@code address}. */
     public NodeSettings withMetrics(HostPort address) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, Optional.of(address), accessLog, dataDir);
+                clock, trust, protection, tls, advertise, Optional.of(address), accessLog, dataDir, accounting);
     }
 
     /** Writes a line per answered transaction to {@code file} ({@code -}: standard output). */
     public NodeSettings withAccessLog(Path file) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, Optional.of(file), dataDir);
+                clock, trust, protection, tls, advertise, metrics, Optional.of(file), dataDir, accounting);
     }
 
     /** Keeps what must survive a restart in {@code dir}. */
     public NodeSettings withDataDir(DataDir dir) {
         return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
-                clock, trust, protection, tls, advertise, metrics, accessLog, Optional.of(dir));
+                clock, trust, protection, tls, advertise, metrics, accessLog, Optional.of(dir), accounting);
+    }
+
+    /** Accounts calls (and registration changes, if asked) as {@code settings} say. */
+    public NodeSettings withAccounting(AccountingSettings settings) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, sipThreads,
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir, Optional.of(settings));
     }
 }

@@ -36,6 +36,7 @@ import org.p2psip.core.location.AddressOfRecord;
 import org.p2psip.core.location.Binding;
 import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.SipUri;
+import org.p2psip.servlet.accounting.AccountingRecorder;
 import org.p2psip.servlet.auth.AuthOutcome;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.sip.HeaderLists;
@@ -68,6 +69,9 @@ import org.slf4j.LoggerFactory;
  *       reaches local targets only ("403 Relaying forbidden" otherwise); a
  *       request on a Route this cluster recorded continues its dialog.</li>
  *   <li>Forking is bounded by {@link BranchLimits}.</li>
+ *   <li>Calls are accounted ({@link AccountingRecorder}): an initial INVITE
+ *       when its final answer goes upstream, a BYE on a Route this cluster
+ *       recorded when it arrives.</li>
  * </ul>
  *
  * <p>No method blocks: lookups complete asynchronously and forwarding
@@ -86,12 +90,14 @@ public final class Proxy {
     private final LoopDetection loops;
     private final Forwarder forwarder;
     private final RecordRoutes recordRoutes;
+    private final AccountingRecorder accounting;
     private final Map<String, ResponseContext> invites = new ConcurrentHashMap<>();
     private final LongAdder branches = new LongAdder();
 
     public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, RecordRoutes recordRoutes,
-                 Duration timeout, Executor completions) {
+                 Duration timeout, Executor completions, AccountingRecorder accounting) {
         this.sip = sip;
+        this.accounting = accounting;
         this.locations = locations;
         this.trust = trust;
         this.timeout = timeout;
@@ -134,13 +140,19 @@ public final class Proxy {
         Request processed = (Request) request.clone();
         Routing routing = processRoutes(processed);
         boolean inDialog = toTag(request) != null;
+        if (inDialog && routing.recorded() && Request.BYE.equals(request.getMethod())) {
+            accounting.byeArrived(request);
+        }
         boolean recordRoute = !inDialog && DIALOG_CREATING.contains(request.getMethod());
         String key = invite ? transactionKey(request) : null;
+        Optional<AccountingRecorder.InviteArrival> call = invite && !inDialog ? accounting.inviteArrived(request)
+                : Optional.empty();
         ResponseContext context = new ResponseContext(sip, forwarder, st, request, processed, recordRoute,
-                inboundTransport(request), () -> {
+                inboundTransport(request), status -> {
                     if (key != null) {
                         invites.remove(key);
                     }
+                    call.ifPresent(c -> accounting.inviteAnswered(c, status));
                 });
         if (key != null) {
             invites.put(key, context);

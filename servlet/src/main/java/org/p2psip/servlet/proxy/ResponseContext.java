@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntConsumer;
 
 import javax.sip.ClientTransaction;
 import javax.sip.ServerTransaction;
@@ -57,7 +58,7 @@ final class ResponseContext {
     private final boolean invite;
     private final boolean recordRoute;
     private final String inboundTransport;
-    private final Runnable onFinished;
+    private final IntConsumer onFinal;
 
     private final Deque<List<Target>> groups = new ArrayDeque<>();
     /** The branches still waiting for a final response, with their targets (for an instance's other flows). */
@@ -70,8 +71,11 @@ final class ResponseContext {
     private boolean cancelled;
     private boolean succeeded;
 
+    /**
+     * @param onFinal told the status of the final response once it went upstream (the first 2xx of several)
+     */
     ResponseContext(SipEndpoint sip, Forwarder forwarder, ServerTransaction st, Request original,
-                    Request processed, boolean recordRoute, String inboundTransport, Runnable onFinished) {
+                    Request processed, boolean recordRoute, String inboundTransport, IntConsumer onFinal) {
         this.sip = sip;
         this.forwarder = forwarder;
         this.st = st;
@@ -80,7 +84,7 @@ final class ResponseContext {
         this.invite = Request.INVITE.equals(original.getMethod());
         this.recordRoute = recordRoute;
         this.inboundTransport = inboundTransport;
-        this.onFinished = onFinished;
+        this.onFinal = onFinal;
     }
 
     /** Starts forwarding to {@code targetGroups}, highest q group first. */
@@ -111,7 +115,7 @@ final class ResponseContext {
             return;
         }
         sip.send(st, response);
-        markFinal();
+        markFinal(response.getStatusCode());
     }
 
     synchronized void onResponse(ClientTransaction ct, Response response) {
@@ -224,7 +228,7 @@ final class ResponseContext {
             if (invite) {
                 cancelPending();
             }
-            markFinal();
+            markFinal(response.getStatusCode());
         }
     }
 
@@ -249,7 +253,7 @@ final class ResponseContext {
             }
             if (!finalSent) {
                 sip.send(st, upstream);
-                markFinal();
+                markFinal(upstream.getStatusCode());
             }
         } else {
             finishWith(ResponseChoice.upstreamStatus(bestStatus),
@@ -262,12 +266,12 @@ final class ResponseContext {
             return;
         }
         sip.reply(st, original, status, reason);
-        markFinal();
+        markFinal(status);
     }
 
-    private void markFinal() {
+    private void markFinal(int status) {
         finalSent = true;
-        onFinished.run();
+        onFinal.accept(status);
     }
 
     private void cancelPending() {

@@ -19,6 +19,7 @@ import org.p2psip.core.location.LocationService;
 import org.p2psip.core.location.RegisterOutcome;
 import org.p2psip.core.location.RegisterRequest;
 import org.p2psip.core.location.ServedDomains;
+import org.p2psip.servlet.accounting.AccountingRecorder;
 import org.p2psip.servlet.auth.AuthOutcome;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.sip.BadRequestException;
@@ -39,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * blocking the JAIN-SIP thread that delivered the request. A DHT that
  * fails or does not answer in time gets the client a 500, so no
  * transaction is left open.
+ *
+ * <p>Once the answer to an applied REGISTER is sent, the bindings it
+ * changed are accounted ({@link AccountingRecorder}, when the node records
+ * registrations).
  */
 public final class Registrar {
 
@@ -46,7 +51,7 @@ public final class Registrar {
 
     /** What the registrar answers, before it becomes a SIP response. */
     private sealed interface Answer {
-        record Applied(RegisterOutcome outcome, boolean authenticated) implements Answer {
+        record Applied(RegisterRequest register, RegisterOutcome outcome, boolean authenticated) implements Answer {
         }
 
         record Challenge(String realm, boolean stale) implements Answer {
@@ -65,16 +70,18 @@ public final class Registrar {
     private final Clock clock;
     private final Executor completions;
     private final RegistrationCap cap;
+    private final AccountingRecorder accounting;
 
     /**
      * @param authenticator checks credentials; empty when the node runs with {@code --auth none}
      * @param completions   where answers are sent from when the DHT completes
      *                      on one of its own (possibly I/O) threads
      * @param cap           how many values the node may hold before it refuses new bindings
+     * @param accounting    where the binding changes go
      */
     public Registrar(SipEndpoint sip, LocationService locations, ServedDomains domains,
                      Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions,
-                     RegistrationCap cap) {
+                     RegistrationCap cap, AccountingRecorder accounting) {
         this.sip = sip;
         this.locations = locations;
         this.domains = domains;
@@ -84,6 +91,7 @@ public final class Registrar {
         this.clock = clock;
         this.completions = completions;
         this.cap = cap;
+        this.accounting = accounting;
     }
 
     /** Handles one REGISTER; returns at once. */
@@ -125,7 +133,7 @@ public final class Registrar {
 
     private CompletableFuture<Answer> decide(Request request, RegisterRequest register) {
         if (authenticator.isEmpty()) {
-            return locations.register(register).thenApply(o -> new Answer.Applied(o, false));
+            return locations.register(register).thenApply(o -> new Answer.Applied(register, o, false));
         }
         String realm = register.aor().host();
         return authenticator.get().authenticate(request, false, realm).thenCompose(outcome -> {
@@ -137,7 +145,7 @@ public final class Registrar {
                 return CompletableFuture.completedFuture(
                         new Answer.Forbidden("Forbidden: credentials are not for this address-of-record"));
             }
-            return locations.register(register).thenApply(o -> new Answer.Applied(o, true));
+            return locations.register(register).thenApply(o -> new Answer.Applied(register, o, true));
         });
     }
 
@@ -146,6 +154,9 @@ public final class Registrar {
             Answer answer = done.getNow(null);
             if (answer instanceof Answer.Applied applied) {
                 sip.send(st, responses.toResponse(request, applied.outcome(), clock.instant(), !applied.authenticated()));
+                if (applied.outcome() instanceof RegisterOutcome.Accepted accepted) {
+                    accounting.bindingsChanged(applied.register(), accepted.changes());
+                }
             } else if (answer instanceof Answer.Challenge c) {
                 Response r = sip.response(Response.UNAUTHORIZED, request, null);
                 authenticator.orElseThrow().challenge(r, sip.headers(), c.realm(), c.stale());

@@ -90,6 +90,29 @@ class ClusterCommandTest {
         }
     }
 
+    @Test
+    void everyNodeAccountsToTheSameDatabaseNamedInItsEnvironmentNotItsArguments() {
+        String url = "jdbc:postgresql://10.0.0.9:5432/acct?user=p2psip&password=s3cr3t";
+        ClusterCommand command = new ClusterCommand();
+        CommandLine cl = new CommandLine(command);
+        cl.parseArgs("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060", "--acct-db", url,
+                "--acct-registrations", "--acct-buffer", "5000");
+
+        assertEquals(java.util.List.of("--acct-buffer", "5000", "--acct-registrations"),
+                command.accounting.nodeFlags(cl));
+        assertEquals(java.util.Map.of(AccountingOptions.ENV, url), command.accounting.nodeEnvironment());
+    }
+
+    @Test
+    void registrationsWithoutAnAccountingDatabaseAreOneLine() {
+        Run r = LbCommandTest.run("cluster", "--dht", "shared-local", "--nodes", "2", "--sip", "127.0.0.1:5060",
+                "--acct-registrations");
+
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("--acct-registrations needs --acct-db URL"), r.err());
+    }
+
     private static ClusterCommand parsed(String... args) {
         ClusterCommand command = new ClusterCommand();
         new CommandLine(command).parseArgs(args);

@@ -12,6 +12,7 @@ import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.DhtOperation;
 import org.p2psip.core.metrics.DhtOutcome;
 import org.p2psip.core.metrics.KeyOwnership;
+import org.p2psip.servlet.accounting.AccountingCounts;
 
 class PrometheusTextTest {
 
@@ -98,6 +99,21 @@ class PrometheusTextTest {
 
         assertTrue(text.contains("# TYPE p2psip_sip_overload_rejections_total counter\n"
                 + "p2psip_sip_overload_rejections_total 42\n"), text);
+    }
+
+    @Test
+    void accountingIsThreeCountersAndAGaugeOfWhatWaits() {
+        String text = PrometheusText.accounting(new AccountingCounts(20_000, 3, 125, 7));
+
+        assertTrue(text.contains("# TYPE p2psip_acct_records_written_total counter\n"
+                + "p2psip_acct_records_written_total 20000\n"), text);
+        assertTrue(text.contains("# TYPE p2psip_acct_records_dropped_total counter\n"
+                + "p2psip_acct_records_dropped_total 3\n"), text);
+        assertTrue(text.contains("# TYPE p2psip_acct_records_pending gauge\n"
+                + "p2psip_acct_records_pending 125\n"), text);
+        assertTrue(text.contains("# TYPE p2psip_acct_flush_failures_total counter\n"
+                + "p2psip_acct_flush_failures_total 7\n"), text);
+        assertEquals(4, lines(text, "# HELP p2psip_acct_").size(), text);
     }
 
     @Test
