@@ -32,6 +32,7 @@ import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.store.FlushPolicy;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
@@ -476,12 +477,17 @@ final class ClusterCommand implements Callable<Integer> {
         return flags;
     }
 
-    /** Node {@code number}'s own directory under {@code --data-dir} and the flush policy; none without it. */
+    /**
+     * The flush policy, which the nodes' data directories and accounting share, and node {@code number}'s own
+     * directory under {@code --data-dir} if one was given.
+     */
     List<String> dataDirFlags(int number) {
-        return dataDir.dataDir(spec.commandLine()).map(d -> List.of(
-                "--data-dir", d.path().resolve("node-" + number).toString(),
-                "--flush-count", Integer.toString(d.flush().count()),
-                "--flush-ms", Long.toString(d.flush().interval().toMillis()))).orElse(List.of());
+        FlushPolicy flush = dataDir.flushPolicy(spec.commandLine());
+        List<String> flags = new ArrayList<>(List.of("--flush-count", Integer.toString(flush.count()),
+                "--flush-ms", Long.toString(flush.interval().toMillis())));
+        dataDir.dataDir(spec.commandLine()).ifPresent(d -> flags.addAll(List.of("--data-dir",
+                d.path().resolve("node-" + number).toString())));
+        return flags;
     }
 
     private Optional<HostPort> nodeOverlay(int number) {

@@ -73,9 +73,11 @@ class ClusterCommandTest {
         ClusterCommand command = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060",
                 "--data-dir", "/var/lib/p2psip", "--flush-count", "1000", "--flush-ms", "250");
 
-        assertEquals(List.of("--data-dir", Path.of("/var/lib/p2psip", "node-2").toString(), "--flush-count", "1000",
-                "--flush-ms", "250"), command.dataDirFlags(2));
-        assertEquals(List.of(), parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060").dataDirFlags(1));
+        assertEquals(List.of("--flush-count", "1000", "--flush-ms", "250", "--data-dir",
+                Path.of("/var/lib/p2psip", "node-2").toString()), command.dataDirFlags(2));
+        assertEquals(List.of("--flush-count", "100", "--flush-ms", "1000"),
+                parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060").dataDirFlags(1),
+                "the flush policy goes to the nodes' accounting too");
     }
 
     @Test
