@@ -1,5 +1,6 @@
 package org.p2psip.core.dht;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,7 @@ import java.util.Optional;
 
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.store.DataDir;
+import org.p2psip.core.store.WriteBehindValues;
 
 /**
  * Everything a backend needs to start one node, as assembled from the
@@ -45,6 +47,23 @@ public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort>
     /** The same node, keeping its values in {@code dir} as well. */
     public DhtConfig withDataDir(DataDir dir) {
         return new DhtConfig(sip, overlay, bootstrap, replicas, clock, options, Optional.of(dir));
+    }
+
+    /**
+     * The values this node kept in its data directory, opened for backend
+     * {@code name} ({@code NAME.mv.db} there); empty without a directory.
+     *
+     * @throws DhtException with a one-line reason when the file cannot be opened
+     */
+    public Optional<WriteBehindValues> keptValues(String name) {
+        if (dataDir.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(WriteBehindValues.open(dataDir.get(), name, clock::millis));
+        } catch (IOException e) {
+            throw new DhtException(e.getMessage(), e);
+        }
     }
 
     /** A single node with one copy of every value, for tests and the local backend. */

@@ -227,12 +227,12 @@ public final class WriteBehindValues implements HeldValueLog, AutoCloseable {
             try {
                 while (true) {
                     boolean asked = flushesAsked > flushesDone;
-                    long wait = closing || asked ? 0 : schedule.waitNanos(pending.size(), oldestPendingNanos,
+                    long wait = closing || asked ? 0 : schedule.nanosToWait(pending.size(), oldestPendingNanos,
                             System.nanoTime());
                     if (wait == 0) {
                         break;
                     }
-                    if (wait < 0) {
+                    if (wait == FlushSchedule.IDLE) {
                         changed.await();
                     } else {
                         changed.awaitNanos(wait);

@@ -20,9 +20,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.p2psip.core.net.HostPort;
 import org.p2psip.core.store.DataDir;
 import org.p2psip.core.store.FlushPolicy;
 import org.p2psip.core.testing.Eventually;
+import org.p2psip.core.testing.FreePorts;
 
 /**
  * What a backend promises with a data directory ({@code --data-dir}):
@@ -50,6 +52,29 @@ public abstract class DhtRestartContractTest {
      * {@code clock}; returns once every node has started.
      */
     protected abstract List<Dht> start(List<DataDir> dirs, Clock clock) throws Exception;
+
+    private final List<Integer> overlayPorts = new ArrayList<>();
+
+    /**
+     * Starts node after node through {@code provider}, each on the overlay
+     * port it had the first time (a node's id comes from its address), the
+     * first alone and the others joining it.
+     */
+    protected List<Dht> startOnFixedPorts(DhtProvider provider, List<DataDir> dirs, Clock clock, int replicas,
+                                          Map<String, String> options) throws Exception {
+        while (overlayPorts.size() < dirs.size()) {
+            overlayPorts.add(FreePorts.udpAndTcp());
+        }
+        List<Dht> started = new ArrayList<>();
+        for (int i = 0; i < dirs.size(); i++) {
+            List<HostPort> bootstrap = i == 0 ? List.of() : List.of(new HostPort("127.0.0.1", overlayPorts.get(0)));
+            DhtConfig config = new DhtConfig(new HostPort("127.0.0.1", 15_100 + i),
+                    Optional.of(new HostPort("127.0.0.1", overlayPorts.get(i))), bootstrap, replicas, clock, options)
+                    .withDataDir(dirs.get(i));
+            started.add(provider.start(config).get(20, TimeUnit.SECONDS));
+        }
+        return started;
+    }
 
     /** How many nodes the overlay has. */
     protected int size() {

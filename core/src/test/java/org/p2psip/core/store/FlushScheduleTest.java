@@ -4,35 +4,58 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+/** When a write-behind writer flushes, on a manual clock (nanoseconds passed in). */
 class FlushScheduleTest {
 
-    private final FlushSchedule schedule = new FlushSchedule(new FlushPolicy(100, Duration.ofMillis(40)));
+    static final long START = 1_000_000_000L;
+    static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    final FlushSchedule schedule = new FlushSchedule(new FlushPolicy(100, Duration.ofMillis(500)));
 
     @Test
-    void nothingPendingWaitsForAChange() {
-        assertEquals(-1, schedule.waitNanos(0, 0, 1_000_000_000L));
+    void nothingWaitingMeansSleepUntilARecordComes() {
+        assertEquals(FlushSchedule.IDLE, schedule.nanosToWait(0, START, START + 10_000 * MS));
     }
 
     @Test
-    void aFullBatchGoesAtOnce() {
-        assertEquals(0, schedule.waitNanos(100, 5, 5));
-        assertEquals(0, schedule.waitNanos(250, 5, 5));
+    void aFewRecordsWaitForTheRestOfTheInterval() {
+        assertEquals(500 * MS, schedule.nanosToWait(1, START, START));
+        assertEquals(200 * MS, schedule.nanosToWait(99, START, START + 300 * MS));
     }
 
     @Test
-    void aSmallBatchWaitsUntilItsOldestChangeHasWaitedTheInterval() {
-        assertEquals(30_000_000L, schedule.waitNanos(3, 0, 10_000_000L));
-        assertEquals(0, schedule.waitNanos(3, 0, 40_000_000L));
-        assertEquals(0, schedule.waitNanos(3, 0, 90_000_000L), "late is now, not negative");
+    void theOldestHavingWaitedTheIntervalFlushesHoweverFewWait() {
+        assertEquals(0, schedule.nanosToWait(1, START, START + 500 * MS));
+        assertEquals(0, schedule.nanosToWait(1, START, START + 5_000 * MS));
     }
 
     @Test
-    void aCountOfOneWritesEachChangeAtOnce() {
+    void theFlushCountFlushesAtOnce() {
+        assertEquals(0, schedule.nanosToWait(100, START, START));
+        assertEquals(0, schedule.nanosToWait(5_000, START, START));
+    }
+
+    @Test
+    void aCountOfOneWritesEachRecordAsSoonAsTheWriterIsFree() {
         FlushSchedule eager = new FlushSchedule(new FlushPolicy(1, Duration.ofSeconds(1)));
-        assertEquals(0, eager.waitNanos(1, 0, 0));
+        assertEquals(0, eager.nanosToWait(1, START, START));
+    }
+
+    @Test
+    void aClockThatWrapsStillMeasuresTheWait() {
+        long before = Long.MAX_VALUE - 100 * MS;
+        assertEquals(0, schedule.nanosToWait(1, before, before + 600 * MS));
+        assertEquals(400 * MS, schedule.nanosToWait(1, before, before + 100 * MS));
+    }
+
+    @Test
+    void oneTransactionTakesAtLeastAThousandRecordsAndAtLeastTheFlushCount() {
+        assertEquals(1_000, new FlushSchedule(new FlushPolicy(1, Duration.ofSeconds(1))).batchLimit());
+        assertEquals(1_000, schedule.batchLimit());
+        assertEquals(5_000, new FlushSchedule(new FlushPolicy(5_000, Duration.ofSeconds(1))).batchLimit());
     }
 
     @Test

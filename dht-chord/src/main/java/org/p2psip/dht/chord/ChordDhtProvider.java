@@ -1,6 +1,5 @@
 package org.p2psip.dht.chord;
 
-import java.io.IOException;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
@@ -58,10 +57,9 @@ public final class ChordDhtProvider implements DhtProvider {
         List<HostPort> bootstrap = config.bootstrap().stream().filter(b -> !b.equals(overlay)).toList();
         Optional<WriteBehindValues> disk;
         try {
-            disk = config.dataDir().isEmpty() ? Optional.empty()
-                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+            disk = config.keptValues(NAME);
+        } catch (DhtException e) {
+            return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Dht> started = new OverlayNodeStart("chord", overlay, bootstrap, options.startTimeout()).run(
                 h -> NettyOverlayTransport.bind(overlay, OverlaySecret.of(options.secret()),

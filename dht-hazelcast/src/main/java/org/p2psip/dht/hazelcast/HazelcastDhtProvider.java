@@ -115,10 +115,9 @@ public final class HazelcastDhtProvider implements DhtProvider {
         String joining = seeds.isEmpty() ? "" : " joining " + list(seeds);
         Optional<WriteBehindValues> disk;
         try {
-            disk = config.dataDir().isEmpty() ? Optional.empty()
-                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+            disk = config.keptValues(NAME);
+        } catch (DhtException e) {
+            return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<Dht> started = startBounded("hazelcast member " + overlay, options.startTimeout(), () -> {
             HazelcastInstance instance;

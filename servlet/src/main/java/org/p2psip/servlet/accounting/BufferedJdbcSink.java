@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.store.FlushPolicy;
+import org.p2psip.core.store.FlushSchedule;
 import org.p2psip.servlet.accounting.AccountingDatabase.Dialect;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

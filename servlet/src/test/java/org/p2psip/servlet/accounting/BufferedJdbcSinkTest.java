@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.p2psip.core.location.BindingChange;
 import org.p2psip.core.store.FlushPolicy;
+import org.p2psip.core.store.FlushSchedule;
 import org.p2psip.core.testing.Eventually;
 import org.p2psip.servlet.accounting.AccountingDatabase.Dialect;
 

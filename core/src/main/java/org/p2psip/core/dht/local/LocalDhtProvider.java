@@ -1,6 +1,5 @@
 package org.p2psip.core.dht.local;
 
-import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -40,10 +39,9 @@ public final class LocalDhtProvider implements DhtProvider {
         Peer self = new Peer("local@" + config.sip(), Optional.of(config.sip()));
         Optional<WriteBehindValues> disk;
         try {
-            disk = config.dataDir().isEmpty() ? Optional.empty()
-                    : Optional.of(WriteBehindValues.open(config.dataDir().get(), NAME, config.clock()::millis));
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(new DhtException(e.getMessage(), e));
+            disk = config.keptValues(NAME);
+        } catch (DhtException e) {
+            return CompletableFuture.failedFuture(e);
         }
         LocalDht.Store store = disk.map(d -> new LocalDht.Store(config.clock(), self, d, d.recovered()))
                 .orElseGet(() -> new LocalDht.Store(config.clock(), self));
