@@ -33,7 +33,9 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
  * for responses and for requests to that peer, RFC 3261 §18.1.1 and
  * §18.2.2) and replaces only the two ways in: one connection per
  * destination, opened by whichever thread asks first while the others wait
- * for it, and kept until it closes.
+ * for it, and kept until it closes. Its channel table is a
+ * {@link ConcurrentChannelMap}, which the selector and the forwarding
+ * threads can share.
  */
 final class ConnectionCache extends NIOHandler {
 
@@ -45,6 +47,8 @@ final class ConnectionCache extends NIOHandler {
 
     ConnectionCache(SIPTransactionStack stack, NioTcpMessageProcessor processor, int connectTimeoutMillis) {
         super(stack, processor);
+        // Before the processor starts: nothing has been connected or accepted yet.
+        channelMap = new ConcurrentChannelMap<>();
         this.processor = processor;
         this.connectTimeoutMillis = connectTimeoutMillis;
     }
