@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import org.p2psip.core.store.FlushPolicy;
 import org.p2psip.core.store.FlushSchedule;
@@ -141,13 +142,20 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
             dropped.increment();
             return;
         }
-        if (held.incrementAndGet() > capacity) {
+        int now = held.incrementAndGet();
+        if (now > capacity) {
             held.decrementAndGet();
             dropped.increment();
             overflowed.increment();
             return;
         }
         queue.offer(record);
+        if (now == schedule.policy().count()) {
+            // The writer sleeps through a batch's first count - 1 records
+            // (see run) and is woken here when the count is reached; waking it
+            // for every record cost a thread switch per record.
+            LockSupport.unpark(writer);
+        }
     }
 
     /** The counters now. */
@@ -168,6 +176,7 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
         }
         stopDeadlineNanos = System.nanoTime() + wait.toNanos();
         stopping.countDown();
+        LockSupport.unpark(writer);
         try {
             writer.join(wait.toMillis() + IDLE_POLL_MILLIS + 1_000);
         } catch (InterruptedException e) {
@@ -200,10 +209,13 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
                 queue.drainTo(pending);
                 long wait = stop ? 0 : schedule.nanosToWait(pending.size(), oldestNanos, System.nanoTime());
                 if (wait > 0) {
-                    // Bounded, so a stop is seen within the idle poll even with a long flush interval.
-                    AccountingRecord next = queue.poll(Math.min(wait, IDLE_POLL_NANOS), TimeUnit.NANOSECONDS);
-                    if (next != null) {
-                        pending.add(next);
+                    // Parked, not polling the queue, which would wake the writer
+                    // for each record: offer unparks it when the flush count is
+                    // reached, close when stopping. Bounded, so a stop is seen
+                    // within the idle poll even with a long flush interval.
+                    LockSupport.parkNanos(this, Math.min(wait, IDLE_POLL_NANOS));
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
                     }
                     continue;
                 }

@@ -331,6 +331,18 @@ class BufferedJdbcSinkTest {
     }
 
     @Test
+    void theFlushCountWritesABatchLongBeforeTheIntervalEnds() throws Exception {
+        BufferedJdbcSink sink = sink(policy(50, 600_000));
+        for (int i = 0; i < 49; i++) {
+            sink.offer(answered("batch-" + i, "n1", T0));
+        }
+        sink.offer(answered("the-fiftieth", "n1", T0));
+        awaitWritten(sink, 50);
+        assertEquals(50, count("acc_calls"));
+        assertEquals(new AccountingCounts(50, 0, 0, 0), sink.counts());
+    }
+
+    @Test
     void stoppingWritesWhatIsWaiting() throws Exception {
         BufferedJdbcSink sink = sink(policy(1_000, 600_000));
         for (int i = 0; i < 5; i++) {
