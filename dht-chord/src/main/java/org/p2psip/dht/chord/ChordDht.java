@@ -280,6 +280,11 @@ public final class ChordDht implements Dht {
         return owner.supply(store::size).join();
     }
 
+    /** Whether this node holds a live copy of {@code key}, as owner or replica (for tests that count copies). */
+    boolean holdsLive(String key) {
+        return owner.supply(() -> store.live(key, runtime.clock().instant()).isPresent()).join();
+    }
+
     public NodeRef node() {
         return state.self();
     }
