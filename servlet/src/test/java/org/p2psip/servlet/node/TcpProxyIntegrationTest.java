@@ -11,6 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.testing.RequestText;
 import org.p2psip.core.testing.SipText;
@@ -35,6 +37,24 @@ class TcpProxyIntegrationTest {
         node = FrontNode.start(NodeSettings.local(new HostPort("127.0.0.1", 0))
                 .withTrust(TrustSettings.open("example.com")));
     }
+
+    /**
+     * A TCP message the node never processed has failed these tests inside
+     * a full build only (not when run alone); the threads' stacks at the
+     * failure are what tells a stuck dispatch thread from a lost message.
+     */
+    @RegisterExtension
+    static final TestExecutionExceptionHandler THREADS_ON_FAILURE = (context, failure) -> {
+        StringBuilder dump = new StringBuilder("threads when ").append(context.getDisplayName()).append(" failed:\n");
+        Thread.getAllStackTraces().forEach((thread, stack) -> {
+            dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
+            for (StackTraceElement frame : stack) {
+                dump.append("    at ").append(frame).append('\n');
+            }
+        });
+        System.out.println(dump);
+        throw failure;
+    };
 
     @AfterAll
     static void stopNode() {
