@@ -52,6 +52,17 @@ public record FlushSchedule(FlushPolicy policy) {
         return Math.max(0, policy.interval().toNanos() - waited);
     }
 
+    /**
+     * Whether the arrival that made {@code waiting} records wait should wake
+     * a writer sleeping on {@link #nanosToWait}: only when its decision
+     * changes, at the first record (it slept {@link #IDLE}) and when the
+     * flush count is reached. In between it sleeps out the interval; a
+     * wake-up per record costs the writer more than the write.
+     */
+    public boolean wakesWriter(int waiting) {
+        return waiting == 1 || waiting == policy.count();
+    }
+
     /** The most records one flush writes in one transaction: the flush count, and at least {@value #MIN_BATCH_LIMIT}. */
     public int batchLimit() {
         return Math.max(policy.count(), MIN_BATCH_LIMIT);

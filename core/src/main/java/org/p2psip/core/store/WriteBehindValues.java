@@ -45,7 +45,6 @@ public final class WriteBehindValues implements HeldValueLog, AutoCloseable {
     private final MVStore store;
     private final MVMap<String, byte[]> values;
     private final FlushSchedule schedule;
-    private final int flushCount;
     private final List<HeldValue> recovered;
     private final Thread writer;
 
@@ -66,7 +65,6 @@ public final class WriteBehindValues implements HeldValueLog, AutoCloseable {
         this.store = store;
         this.values = store.openMap("values");
         this.schedule = new FlushSchedule(policy);
-        this.flushCount = policy.count();
         this.recovered = List.copyOf(recovered);
         this.writer = new Thread(this::writeLoop, "p2psip-store-" + name);
         writer.setDaemon(true);
@@ -143,16 +141,13 @@ public final class WriteBehindValues implements HeldValueLog, AutoCloseable {
     private void change(String key, HeldValue value) {
         lock.lock();
         try {
-            boolean first = pending.isEmpty();
-            if (first) {
+            if (pending.isEmpty()) {
                 oldestPendingNanos = System.nanoTime();
             }
             // Re-inserted, so a batch writes keys in the order of their last change.
             pending.remove(key);
             pending.put(key, value);
-            // Wake the writer only when its decision changes: it sleeps until the first change, then until the
-            // interval is up, unless the batch fills first. A wake-up per change cost more than the write.
-            if (first || pending.size() == flushCount) {
+            if (schedule.wakesWriter(pending.size())) {
                 changed.signal();
             }
         } finally {

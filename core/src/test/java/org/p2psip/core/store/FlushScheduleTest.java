@@ -59,6 +59,15 @@ class FlushScheduleTest {
     }
 
     @Test
+    void theWriterIsWokenAtTheFirstRecordAndAtTheFlushCountOnly() {
+        assertEquals(true, schedule.wakesWriter(1));
+        assertEquals(false, schedule.wakesWriter(2));
+        assertEquals(false, schedule.wakesWriter(99));
+        assertEquals(true, schedule.wakesWriter(100));
+        assertEquals(false, schedule.wakesWriter(101));
+    }
+
+    @Test
     void aPolicyNeedsAPositiveCountAndInterval() {
         assertThrows(IllegalArgumentException.class, () -> new FlushPolicy(0, Duration.ofSeconds(1)));
         assertThrows(IllegalArgumentException.class, () -> new FlushPolicy(1, Duration.ZERO));

@@ -150,10 +150,7 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
             return;
         }
         queue.offer(record);
-        if (now == schedule.policy().count()) {
-            // The writer sleeps through a batch's first count - 1 records
-            // (see run) and is woken here when the count is reached; waking it
-            // for every record cost a thread switch per record.
+        if (schedule.wakesWriter(now)) {
             LockSupport.unpark(writer);
         }
     }
@@ -210,9 +207,9 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
                 long wait = stop ? 0 : schedule.nanosToWait(pending.size(), oldestNanos, System.nanoTime());
                 if (wait > 0) {
                     // Parked, not polling the queue, which would wake the writer
-                    // for each record: offer unparks it when the flush count is
-                    // reached, close when stopping. Bounded, so a stop is seen
-                    // within the idle poll even with a long flush interval.
+                    // for each record: offer unparks it as the schedule says,
+                    // close when stopping. Bounded, so a stop is seen within
+                    // the idle poll even with a long flush interval.
                     LockSupport.parkNanos(this, Math.min(wait, IDLE_POLL_NANOS));
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
