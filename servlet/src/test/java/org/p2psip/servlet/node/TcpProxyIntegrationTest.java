@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
+import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -40,21 +42,54 @@ class TcpProxyIntegrationTest {
 
     /**
      * A TCP message the node never processed has failed these tests inside
-     * a full build only (not when run alone); the threads' stacks at the
-     * failure are what tells a stuck dispatch thread from a lost message.
+     * full builds only (not when run alone). The failure says what the node
+     * counted and, one line each, what the threads that carry its TCP
+     * messages were doing, so that a stuck dispatch thread can be told from
+     * a lost message even where only a build's summary is kept.
      */
     @RegisterExtension
     static final TestExecutionExceptionHandler THREADS_ON_FAILURE = (context, failure) -> {
-        StringBuilder dump = new StringBuilder("threads when ").append(context.getDisplayName()).append(" failed:\n");
-        Thread.getAllStackTraces().forEach((thread, stack) -> {
-            dump.append(thread.getName()).append(' ').append(thread.getState()).append('\n');
-            for (StackTraceElement frame : stack) {
-                dump.append("    at ").append(frame).append('\n');
+        StringBuilder why = new StringBuilder(String.valueOf(failure.getMessage()))
+                .append("\nnode: dropped ").append(node.droppedMessages())
+                .append(", rejected ").append(node.rejectedMessages())
+                .append(", forwarded ").append(node.forwardedRequests());
+        int idle = 0;
+        for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+            StackTraceElement[] stack = t.getValue();
+            if (t.getKey() == Thread.currentThread() || !carriesSip(t.getKey(), stack)) {
+                continue;
             }
-        });
-        System.out.println(dump);
-        throw failure;
+            if (waitsForWork(stack)) {
+                idle++;
+                continue;
+            }
+            why.append('\n').append(t.getKey().getName()).append(' ').append(t.getKey().getState());
+            for (int i = 0; i < Math.min(6, stack.length); i++) {
+                why.append(i == 0 ? " at " : " < ").append(stack[i].getClassName().replaceAll(".*\\.", ""))
+                        .append('.').append(stack[i].getMethodName()).append(':').append(stack[i].getLineNumber());
+            }
+        }
+        why.append("\n").append(idle).append(" more of the stack's threads waiting for work");
+        AssertionError detailed = new AssertionError(why.toString(), failure);
+        detailed.setStackTrace(failure.getStackTrace());
+        throw detailed;
     };
+
+    /** A thread of the SIP stack or of the node's code. */
+    private static boolean carriesSip(Thread thread, StackTraceElement[] stack) {
+        String name = thread.getName();
+        return name.contains("AffinityJAIN") || name.startsWith("NioSelector") || name.contains("MessageChannelThread")
+                || Arrays.stream(stack).anyMatch(f -> f.getClassName().startsWith("org.p2psip.servlet")
+                        || f.getClassName().startsWith("gov.nist"));
+    }
+
+    /** Parked in an executor's or a queue's wait for its next task: nothing is stuck there. */
+    private static boolean waitsForWork(StackTraceElement[] stack) {
+        return Arrays.stream(stack).limit(12).anyMatch(f -> f.getMethodName().equals("getTask")
+                || f.getClassName().endsWith("CallOrderedQueue") && f.getMethodName().equals("poll")
+                || f.getClassName().endsWith("LinkedBlockingQueue") && f.getMethodName().equals("poll")
+                || f.getClassName().endsWith("EventScanner") && f.getMethodName().equals("run"));
+    }
 
     @AfterAll
     static void stopNode() {
