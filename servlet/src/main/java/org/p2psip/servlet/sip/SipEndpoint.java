@@ -128,15 +128,18 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
     /**
      * Sends {@code response} through {@code st}, or statelessly when there is
      * no transaction (the stack then routes it by its Via, RFC 3261 §18.2.2).
+     * It is counted, and its access-log line written, just before it goes:
+     * once it has gone, the client may send its next request, whose line
+     * must not come first.
      */
     public void send(ServerTransaction st, Response response) {
         try {
+            count(st, response);
             if (st != null) {
                 st.sendResponse(response);
             } else {
                 provider.sendResponse(response);
             }
-            count(st, response);
         } catch (SipException | RuntimeException | javax.sip.InvalidArgumentException e) {
             LOG.debug("could not send {} {}: {}", response.getStatusCode(), response.getReasonPhrase(), e.toString());
         }
