@@ -48,7 +48,7 @@ class OutboundFlowTest {
                     + AuthenticatedCluster.password("flowu0")), StandardCharsets.ISO_8859_1);
             Path messages = work.resolve("phone-messages.log");
             Process phone = Sipp.startBackground(work, "-sf", scenario("register-flow.xml"),
-                    "-oocsf", scenario("uas-record-route.xml"), "-inf", csv.toString(),
+                    "-oocsf", scenario("uas-flow-phone.xml"), "-inf", csv.toString(),
                     "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-d", "240000", "-t", "t1",
                     "-i", "127.0.0.1", "-p", Integer.toString(FreePorts.udpAndTcp()),
                     "-trace_msg", "-message_file", messages.toString(),
