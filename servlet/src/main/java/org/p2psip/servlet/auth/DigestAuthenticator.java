@@ -2,6 +2,7 @@ package org.p2psip.servlet.auth;
 
 import java.text.ParseException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -11,6 +12,7 @@ import javax.sip.header.AuthorizationHeader;
 import javax.sip.header.Header;
 import javax.sip.header.HeaderFactory;
 import javax.sip.header.ProxyAuthorizationHeader;
+import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
@@ -35,7 +37,9 @@ import gov.nist.javax.sip.header.AuthenticationHeader;
  * credentials in the DHT: reads the Authorization (registrar, 401) or
  * Proxy-Authorization (proxy, 407) meant for the realm, lets
  * {@link DigestRules} decide, and records the nonce count so that the same
- * response is refused on every node afterwards. Writes the challenges.
+ * response is refused on every node afterwards, except in a copy of the
+ * request that used it (a retransmission the balancer sent to another node;
+ * see {@link NonceCountStore}). Writes the challenges.
  *
  * <p>Nothing blocks: the outcome is a future that completes on whatever
  * thread the DHT completes on. A failing DHT fails the future; the caller
@@ -74,7 +78,8 @@ public final class DigestAuthenticator {
         }
         DigestCredentials c = answer.get();
         Optional<AddressOfRecord> user = DigestRules.claimedUser(c, realm, domains);
-        NonceStatus nonce = nonces.check(c.nonce(), realm, clock.instant());
+        Instant now = clock.instant();
+        NonceStatus nonce = nonces.check(c.nonce(), realm, now);
         if (user.isEmpty() || nonce instanceof NonceStatus.Invalid) {
             // Neither needs a DHT read to refuse, and the challenge looks like any other.
             return CompletableFuture.completedFuture(AuthOutcome.CHALLENGE);
@@ -84,7 +89,8 @@ public final class DigestAuthenticator {
             DigestVerdict verdict = DigestRules.verify(c, method, stored, nonce, algorithms);
             if (verdict instanceof DigestVerdict.Verified v) {
                 NonceStatus.Fresh fresh = (NonceStatus.Fresh) nonce;
-                return counts.firstUse(user.get(), c.nonce(), v.nc(), nonces.freshUntil(fresh.issuedAt()))
+                return counts.admit(user.get(), c.nonce(), v.nc(), transactionOf(request), now,
+                                nonces.freshUntil(fresh.issuedAt()))
                         .thenApply(first -> first ? new AuthOutcome.Authenticated(v.user()) : AuthOutcome.STALE);
             }
             if (verdict instanceof DigestVerdict.Failed f && LOG.isDebugEnabled()) {
@@ -130,6 +136,16 @@ public final class DigestAuthenticator {
                 request.addHeader(h);
             }
         }
+    }
+
+    /** The request's transaction (RFC 3261 §17.2.3), for telling its copies from replays. */
+    private static long transactionOf(Request request) {
+        ViaHeader via = (ViaHeader) request.getHeader(ViaHeader.NAME);
+        if (via == null) {
+            return NonceCountStore.transactionOf(null, null, request.getMethod());
+        }
+        return NonceCountStore.transactionOf(via.getBranch(), via.getHost() + ":" + via.getPort(),
+                request.getMethod());
     }
 
     /** The Digest credentials for {@code realm} among the request's (Proxy-)Authorization values. */

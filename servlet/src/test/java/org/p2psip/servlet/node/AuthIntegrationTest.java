@@ -194,6 +194,24 @@ class AuthIntegrationTest {
     }
 
     @Test
+    void aRetransmissionReachingAnotherNodeIsAnsweredLikeItsOriginal() throws Exception {
+        // A round-robin balancer sends a UDP retransmission to another node than the one
+        // holding the transaction; that node must not take the copy for a replay.
+        String callId = "copy-" + alice;
+        SipText challenge = send(register(alice, callId, 1).with("Contact: <sip:alice@192.0.2.7>"), node1);
+        RequestText authorized = register(alice, callId, 2).with("Contact: <sip:alice@192.0.2.7>")
+                .with("Authorization: " + answer(challenge, DigestAlgorithm.SHA_256, alice, "wonderland",
+                        "REGISTER", "sip:" + DOMAIN));
+
+        assertEquals(200, send(authorized, node1).status());
+        SipText copy = send(authorized, node2);
+
+        assertEquals(200, copy.status(), copy::toString);
+        assertEquals(List.of("sip:alice@192.0.2.7"), copy.headers("contact").stream()
+                .map(c -> c.replaceAll("^<([^>]*)>.*$", "$1")).toList());
+    }
+
+    @Test
     void queryAndRemovalWithoutHerPasswordFailAndBobsCredentialsCannotChangeAlicesBindings() throws Exception {
         assertEquals(200, registerWithPassword(alice, "wonderland", "sip:alice@192.0.2.5", node1, node1).status());
 
