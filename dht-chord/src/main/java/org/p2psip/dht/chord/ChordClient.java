@@ -19,7 +19,12 @@ import org.p2psip.core.overlay.OverlayTransport;
  * the messages that move entries in bulk (fetch pages, hand-backs, pushes),
  * after {@value #BULK_TIMEOUTS} times that: a frame of entries queued behind
  * others on a loaded link is slow, not lost, and a bulk call's timeout
- * condemns no node, it only makes the mover ask again.
+ * condemns no node, it only makes the mover ask again. A conditional write
+ * may take {@value #WRITE_TIMEOUTS}: the owner answers it only after its own
+ * call to the first replica ({@link FencedWrites}), which has a whole RPC
+ * timeout of its own. With one, a slow fence made the caller give up on a
+ * write the owner went on to commit, and the caller's next attempt queued
+ * behind it at the owner, so on a loaded ring every attempt timed out.
  */
 final class ChordClient implements RingRpc {
 
@@ -29,19 +34,27 @@ final class ChordClient implements RingRpc {
 
     /** How many RPC timeouts a bulk call may take. */
     static final int BULK_TIMEOUTS = 5;
+    /** How many RPC timeouts a conditional write may take: the hop to the owner and the owner's to its fence. */
+    static final int WRITE_TIMEOUTS = 2;
 
     private final OverlayTransport transport;
     private final Duration timeout;
     private final Duration bulkTimeout;
+    private final Duration writeTimeout;
 
     ChordClient(OverlayTransport transport, Duration timeout) {
         this.transport = transport;
         this.timeout = timeout;
         this.bulkTimeout = timeout.multipliedBy(BULK_TIMEOUTS);
+        this.writeTimeout = timeout.multipliedBy(WRITE_TIMEOUTS);
     }
 
     private CompletableFuture<ChordWire.In> call(NodeRef at, int type, ChordWire.Out payload) {
         return transport.request(at.overlay(), type, payload.bytes(), timeout).thenApply(ChordWire.In::new);
+    }
+
+    private CompletableFuture<ChordWire.In> writeCall(NodeRef at, int type, ChordWire.Out payload) {
+        return transport.request(at.overlay(), type, payload.bytes(), writeTimeout).thenApply(ChordWire.In::new);
     }
 
     private CompletableFuture<ChordWire.In> bulkCall(NodeRef at, int type, ChordWire.Out payload) {
@@ -143,12 +156,12 @@ final class ChordClient implements RingRpc {
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,
                                                 Instant expiresAt) {
-        return call(at, ChordWire.PUT_IF, new ChordWire.Out().text(key).num(expected).blob(value)
+        return writeCall(at, ChordWire.PUT_IF, new ChordWire.Out().text(key).num(expected).blob(value)
                 .num(expiresAt.toEpochMilli())).thenApply(in -> new WriteAnswer(in.code(), in.num()));
     }
 
     CompletableFuture<WriteAnswer> removeIfVersion(NodeRef at, String key, long expected) {
-        return call(at, ChordWire.REMOVE_IF, new ChordWire.Out().text(key).num(expected))
+        return writeCall(at, ChordWire.REMOVE_IF, new ChordWire.Out().text(key).num(expected))
                 .thenApply(in -> new WriteAnswer(in.code(), in.num()));
     }
 
