@@ -61,6 +61,22 @@ final class Forwarder {
      */
     Request copyFor(Request original, Request received, Target target, boolean recordRoute, String inboundTransport)
             throws ParseException, InvalidArgumentException, SipException {
+        return copyFor(received, target, recordRoute, inboundTransport, loops.branch(original));
+    }
+
+    /**
+     * The copy of {@code received} that {@link #sendStatelessly} forwards
+     * towards {@code target}: its Via branch is a function of the request as
+     * it arrived ({@link LoopDetection#statelessBranch}), so a retransmission
+     * leaves exactly as the original did (RFC 3261 §16.11).
+     */
+    Request statelessCopyFor(Request original, Request received, Target target)
+            throws ParseException, InvalidArgumentException, SipException {
+        return copyFor(received, target, false, null, loops.statelessBranch(original));
+    }
+
+    private Request copyFor(Request received, Target target, boolean recordRoute, String inboundTransport,
+                            String branch) throws ParseException, InvalidArgumentException, SipException {
         Request copy = (Request) received.clone();
         copy.setRequestURI((URI) target.uri().clone());
         MaxForwardsHeader mf = (MaxForwardsHeader) copy.getHeader(MaxForwardsHeader.NAME);
@@ -90,7 +106,7 @@ final class Forwarder {
             copy.addFirst(sip.headers().createRouteHeader(sip.addresses().createAddress(proxyUri(recordRoutes.plain()))));
         }
         ViaHeader via = sip.headers().createViaHeader(sip.self().uriHost(), sip.self().port(),
-                nextHopTransport(copy), loops.branch(original));
+                nextHopTransport(copy), branch);
         via.setRPort();
         copy.addFirst(via);
         return copy;

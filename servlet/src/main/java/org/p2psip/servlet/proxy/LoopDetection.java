@@ -24,7 +24,8 @@ import org.p2psip.servlet.sip.SelfAddress;
  * (RFC 3261 §16.6 item 8 and §16.3 item 4).
  *
  * <p>A branch is {@code z9hG4bK} + a fixed marker + a hash of the fields
- * that identify the request as received + a per-branch counter. A request
+ * that identify the request as received + a per-branch counter (for a
+ * stateless forward, a digest of the received top Via instead). A request
  * that comes back carrying a Via of ours whose hash equals the one it would
  * get now has not changed on its way round: a loop. A spiral, where the
  * Request-URI (or anything else hashed) changed, hashes differently and is
@@ -47,6 +48,22 @@ public final class LoopDetection {
     /** A new unique branch for forwarding {@code received}. */
     public String branch(Request received) {
         return MARKER + hash(received) + "." + instance + Long.toHexString(counter.incrementAndGet());
+    }
+
+    /**
+     * The branch for forwarding {@code received} statelessly: the same for
+     * every copy of it, as RFC 3261 §16.11 requires of a stateless proxy.
+     * The received top Via identifies the transaction (its branch is unique
+     * when it has the magic cookie, §8.1.1.7; otherwise sent-by and the
+     * hashed fields stand in), so it takes the counter's place. A UA that
+     * matches messages by their bytes, as SIPp does, then takes a
+     * retransmitted ACK for one; with a counter it took it for a new,
+     * unexpected request and gave up the call.
+     */
+    public String statelessBranch(Request received) {
+        ViaHeader top = (ViaHeader) received.getHeader(ViaHeader.NAME);
+        String transaction = top == null ? "" : top.getBranch() + "\n" + top.getHost() + ":" + top.getPort();
+        return MARKER + hash(received) + "." + digest(transaction);
     }
 
     /** Whether {@code received} already passed through here unchanged (482 Loop Detected). */
@@ -88,8 +105,13 @@ public final class LoopDetection {
         appendAll(b, r, RouteHeader.NAME);
         appendAll(b, r, "Proxy-Require");
         appendAll(b, r, "Proxy-Authorization");
+        return digest(b.toString());
+    }
+
+    /** The first 8 bytes of the SHA-256 of {@code text}, in hex. */
+    private static String digest(String text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java runtime", e);

@@ -274,7 +274,7 @@ public final class Proxy {
         resolve(processed, routing.routedHere(), toTag(ack) != null, passedThroughCluster(ack), groups -> {
             Target first = groups.get(0).get(0);
             try {
-                forwarder.sendStatelessly(forwarder.copyFor(ack, processed, first, false, null));
+                forwarder.sendStatelessly(forwarder.statelessCopyFor(ack, processed, first));
             } catch (Exception e) {
                 LOG.debug("could not forward ACK to {}: {}", first.uri(), e.toString());
             }

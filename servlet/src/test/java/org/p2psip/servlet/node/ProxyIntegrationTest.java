@@ -112,6 +112,27 @@ class ProxyIntegrationTest {
         caller.expectResponse("BYE", 200);
     }
 
+    @Test
+    void anAckSentAgainForARetransmitted2xxLeavesExactlyAsTheFirstDid() throws Exception {
+        // RFC 3261 §13.2.2.4: the caller acknowledges every copy of the 2xx with the same ACK;
+        // forwarded statelessly (§16.11), both copies must carry the same branch.
+        register(callee, "<" + calleeContact(callee) + ">");
+        caller.send(invite(aor()).text(), nodeAddress());
+        SipText inv = callee.expectRequest("INVITE");
+        String toTag = UdpPeer.tag();
+        callee.send(inv.response(200, "OK", toTag, "Contact: <" + calleeContact(callee) + ">"), nodeAddress());
+        SipText ok = caller.expectResponse("INVITE", 200);
+        String ackText = inDialog("ACK", ok, 1).text();
+
+        caller.send(ackText, nodeAddress());
+        SipText first = callee.expectRequest("ACK");
+        caller.send(ackText, nodeAddress());
+        SipText second = callee.expectRequest("ACK");
+
+        assertEquals(first.headers("via"), second.headers("via"));
+        assertTrue(first.headers("via").get(0).contains(";branch=z9hG4bK"), first.headers("via").toString());
+    }
+
     /** An in-dialog request from the caller, routed by the Record-Route of {@code ok} (RFC 3261 §12.2.1.1). */
     private RequestText inDialog(String method, SipText ok, long cseq) {
         String target = SipText.uriOf(ok.header("contact").orElseThrow());
