@@ -24,9 +24,21 @@ import org.p2psip.servlet.netns.NamespaceHosts;
 /**
  * {@code cluster --netns}: each node on a host of its own, phones on client
  * hosts that know only the balancer's address. A phone registers from one
- * client host, a node is SIGKILLed, and calls from the other client host
- * all reach it (the default two copies keep its binding); when the
- * cluster stops, its namespaces are gone.
+ * client host, a node is SIGKILLed, and once the balancer has taken it out,
+ * calls from the other client host all reach the phone (the default two
+ * copies keep its binding); when the cluster stops, its namespaces are gone.
+ *
+ * <p>The calls wait for the balancer's verdict because of a limit of
+ * SIPp's callee. In the seconds before the probes condemn the dead node, the
+ * cluster is slow (what the balancer still sends the dead node comes back
+ * as retransmissions), and a node's INVITE to the callee is
+ * sometimes sent again by its Timer A before the 180 reaches it. A UA's
+ * INVITE server transaction absorbs such a copy (RFC 6026 §7.1); SIPp
+ * recognises a retransmission only by the message it sent last after the
+ * request, which after a 180 and a 200 is gone, so it ended those calls and
+ * their BYEs went unanswered (seen in its message trace). The kill window
+ * itself is {@code ClusterAcceptanceTest}'s subject, with a bound on
+ * failures.
  */
 @Timeout(300)
 class ClusterNetnsTest {
@@ -49,6 +61,7 @@ class ClusterNetnsTest {
                 "--auth", "none", "--probe-interval", "1000", "--probe-failures", "3")) {
             cluster.awaitOutput("p2psip cluster ready", Duration.ofSeconds(150));
             Map<Integer, Long> pids = new HashMap<>();
+            Map<Integer, String> addresses = new HashMap<>();
             for (String line : cluster.output()) {
                 Matcher h = HOST.matcher(line);
                 if (h.find()) {
@@ -58,6 +71,7 @@ class ClusterNetnsTest {
                 if (n.find()) {
                     int number = Integer.parseInt(n.group(1));
                     pids.put(number, Long.parseLong(n.group(2)));
+                    addresses.put(number, n.group(3));
                     assertEquals(prefix + "." + (10 + number) + ":" + (5060 + number), n.group(3),
                             "node " + number + " listens on its own host: " + line);
                 }
@@ -71,6 +85,7 @@ class ClusterNetnsTest {
             ProcessHandle victim = ProcessHandle.of(pids.get(2)).orElseThrow();
             assertTrue(victim.destroyForcibly(), "SIGKILL sent");
             victim.onExit().get(10, TimeUnit.SECONDS);
+            cluster.awaitOutput("node " + addresses.get(2) + " is down", Duration.ofSeconds(15));
 
             Process uas = Sipp.startBackground(callee, work, "-sf",
                     Path.of("sipp", "uas-record-route.xml").toAbsolutePath().toString(),
