@@ -45,7 +45,7 @@ class OverlayRegisterLoadTest {
 
     private static final int AORS = 3000;
     private static final String DOMAIN = "p2psip.test";
-    static final int BUILD_RATE = 250;
+    private static final int BUILD_RATE = 250;
     private static final int RATE = Integer.getInteger("overlay.rate", BUILD_RATE);
 
     @TempDir

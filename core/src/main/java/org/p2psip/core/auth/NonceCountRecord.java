@@ -18,11 +18,11 @@ import java.util.Optional;
  *
  * @param window       the counts used so far
  * @param transaction  a fingerprint of the transaction that used {@code window.highest()}; 0 for none known
- * @param usedAtMillis when that transaction used it, in epoch milliseconds
+ * @param usedAtMillis when that transaction used it, in epoch milliseconds (0 with no transaction)
  */
 record NonceCountRecord(NonceCountWindow window, long transaction, long usedAtMillis) {
 
-    static final NonceCountRecord EMPTY = new NonceCountRecord(NonceCountWindow.EMPTY, 0, Long.MIN_VALUE);
+    static final NonceCountRecord EMPTY = new NonceCountRecord(NonceCountWindow.EMPTY, 0, 0);
     /** 64·T1 with T1 = 500 ms: how long a server transaction absorbs copies of its request. */
     static final Duration COPY_WINDOW = Duration.ofMillis(64 * 500);
     private static final int BYTES = 32;
@@ -36,7 +36,7 @@ record NonceCountRecord(NonceCountWindow window, long transaction, long usedAtMi
     boolean isCopy(long nc, long transaction, Instant now) {
         long since = now.toEpochMilli() - usedAtMillis;
         return this.transaction != 0 && this.transaction == transaction && nc == window.highest()
-                && usedAtMillis != Long.MIN_VALUE && since >= 0 && since <= COPY_WINDOW.toMillis();
+                && since >= 0 && since <= COPY_WINDOW.toMillis();
     }
 
     /** The record after {@code transaction} used {@code nc} at {@code now}; empty when the count was used before. */
@@ -56,11 +56,9 @@ record NonceCountRecord(NonceCountWindow window, long transaction, long usedAtMi
      * window that has seen everything.
      */
     static NonceCountRecord decode(byte[] bytes) {
-        if (bytes != null && bytes.length == WINDOW_ONLY_BYTES) {
-            return new NonceCountRecord(NonceCountWindow.decode(bytes), 0, Long.MIN_VALUE);
-        }
         if (bytes == null || bytes.length != BYTES) {
-            return new NonceCountRecord(NonceCountWindow.decode(null), 0, Long.MIN_VALUE);
+            // NonceCountWindow reads its own 16 bytes, and takes anything else for every count used.
+            return new NonceCountRecord(NonceCountWindow.decode(bytes), 0, 0);
         }
         ByteBuffer b = ByteBuffer.wrap(bytes);
         byte[] window = new byte[WINDOW_ONLY_BYTES];

@@ -50,15 +50,11 @@ final class ChordClient implements RingRpc {
     }
 
     private CompletableFuture<ChordWire.In> call(NodeRef at, int type, ChordWire.Out payload) {
-        return transport.request(at.overlay(), type, payload.bytes(), timeout).thenApply(ChordWire.In::new);
+        return call(at, type, payload, timeout);
     }
 
-    private CompletableFuture<ChordWire.In> writeCall(NodeRef at, int type, ChordWire.Out payload) {
-        return transport.request(at.overlay(), type, payload.bytes(), writeTimeout).thenApply(ChordWire.In::new);
-    }
-
-    private CompletableFuture<ChordWire.In> bulkCall(NodeRef at, int type, ChordWire.Out payload) {
-        return transport.request(at.overlay(), type, payload.bytes(), bulkTimeout).thenApply(ChordWire.In::new);
+    private CompletableFuture<ChordWire.In> call(NodeRef at, int type, ChordWire.Out payload, Duration limit) {
+        return transport.request(at.overlay(), type, payload.bytes(), limit).thenApply(ChordWire.In::new);
     }
 
     @Override
@@ -150,25 +146,25 @@ final class ChordClient implements RingRpc {
                                            Optional<String> after, PageRequest request) {
         ChordWire.Out out = new ChordWire.Out().node(requester).id(from).id(to).optionalText(after)
                 .flag(request.copyOnly()).optionalNum(request.since());
-        return bulkCall(at, ChordWire.FETCH_PAGE, out).thenApply(in -> new FetchPage(in.flag(), in.node(),
+        return call(at, ChordWire.FETCH_PAGE, out, bulkTimeout).thenApply(in -> new FetchPage(in.flag(), in.node(),
                 in.flag(), in.entries(), in.removals(), in.optionalText(), in.num()));
     }
 
     CompletableFuture<WriteAnswer> putIfVersion(NodeRef at, String key, long expected, byte[] value,
                                                 Instant expiresAt) {
-        return writeCall(at, ChordWire.PUT_IF, new ChordWire.Out().text(key).num(expected).blob(value)
-                .num(expiresAt.toEpochMilli())).thenApply(in -> new WriteAnswer(in.code(), in.num()));
+        ChordWire.Out out = new ChordWire.Out().text(key).num(expected).blob(value).num(expiresAt.toEpochMilli());
+        return call(at, ChordWire.PUT_IF, out, writeTimeout).thenApply(in -> new WriteAnswer(in.code(), in.num()));
     }
 
     CompletableFuture<WriteAnswer> removeIfVersion(NodeRef at, String key, long expected) {
-        return writeCall(at, ChordWire.REMOVE_IF, new ChordWire.Out().text(key).num(expected))
+        return call(at, ChordWire.REMOVE_IF, new ChordWire.Out().text(key).num(expected), writeTimeout)
                 .thenApply(in -> new WriteAnswer(in.code(), in.num()));
     }
 
     /** Pushes copies (newest wins at the receiver) and removals. */
     CompletableFuture<Void> replicate(NodeRef at, List<StoredEntry> entries, List<KeyStore.Removal> removals) {
         ChordWire.Out out = new ChordWire.Out().entries(entries).removals(removals);
-        return bulkCall(at, ChordWire.REPLICATE, out).thenApply(in -> null);
+        return call(at, ChordWire.REPLICATE, out, bulkTimeout).thenApply(in -> null);
     }
 
     /**
@@ -178,7 +174,7 @@ final class ChordClient implements RingRpc {
      */
     CompletableFuture<Void> handBack(NodeRef at, List<StoredEntry> entries, int hopsLeft) {
         ChordWire.Out out = new ChordWire.Out().num(hopsLeft).entries(entries);
-        return bulkCall(at, ChordWire.HAND_BACK, out).thenApply(in -> null);
+        return call(at, ChordWire.HAND_BACK, out, bulkTimeout).thenApply(in -> null);
     }
 
     /**
