@@ -27,11 +27,16 @@ import org.p2psip.core.tls.TlsListener;
  * @param trustedSources addresses never limited, besides the nodes' own (which always are)
  * @param connections    idle timeout, message deadline and connection caps for TCP and TLS clients
  * @param tls            a TLS listener next to UDP and TCP, if any
+ * @param advertise      the address written in the balancer's Via and Record-Route, if not the bound one
+ * @param slowStart      how long a node that turns ready (after warming up, or after being down) takes to ramp
+ *                       from {@value SlowStart#FIRST_SHARE} of its share of new requests to all of it
+ *                       ({@link SlowStart}, issue 33); zero: at once
  */
 public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                                int probeFailures, int maxMessageBytes, int retryAfterSeconds,
                                SourceLimits sourceLimits, Set<InetAddress> trustedSources,
-                               ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise) {
+                               ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise,
+                               Duration slowStart) {
 
     public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.OWNER;
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
@@ -41,6 +46,8 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
     /** RFC 3261 §18.1.1: a message up to 1300 bytes may come over UDP, so no limit may be below it. */
     public static final int MIN_MAX_MESSAGE_BYTES = 1_300;
     public static final int DEFAULT_RETRY_AFTER = 5;
+    /** As HAProxy's examples and Envoy's default slow-start window: long enough for a JVM's hot code to compile. */
+    public static final Duration DEFAULT_SLOW_START = Duration.ofSeconds(10);
     /** As many nodes as {@link TransactionAffinity} can name. */
     public static final int MAX_NODES = TransactionAffinity.MAX_NODES;
 
@@ -52,6 +59,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         Objects.requireNonNull(connections, "connections");
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(advertise, "advertise");
+        Objects.requireNonNull(slowStart, "slowStart");
         nodes = List.copyOf(nodes);
         trustedSources = Set.copyOf(trustedSources);
         if (nodes.isEmpty()) {
@@ -74,13 +82,26 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         if (retryAfterSeconds < 0) {
             throw new IllegalArgumentException("Retry-After must not be negative");
         }
+        if (slowStart.isNegative()) {
+            throw new IllegalArgumentException("the slow-start window must not be negative");
+        }
+    }
+
+    /** The settings before slow start had a setting: the default window. */
+    public BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
+                            int probeFailures, int maxMessageBytes, int retryAfterSeconds, SourceLimits sourceLimits,
+                            Set<InetAddress> trustedSources, ConnectionLimits connections, Optional<TlsListener> tls,
+                            Optional<HostPort> advertise) {
+        this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds, sourceLimits,
+                trustedSources, connections, tls, advertise, DEFAULT_SLOW_START);
     }
 
     /** The settings of a balancer without TLS, with the default source and connection limits. */
     public BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                             int probeFailures, int maxMessageBytes, int retryAfterSeconds) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds,
-                SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty(), Optional.empty());
+                SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty(), Optional.empty(),
+                DEFAULT_SLOW_START);
     }
 
     /** Defaults for everything but the addresses and the policy. */
@@ -91,33 +112,43 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
 
     public BalancerSettings withProbes(Duration interval, int failures) {
         return new BalancerSettings(sip, nodes, policy, interval, failures, maxMessageBytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart);
     }
 
     public BalancerSettings withMaxMessageBytes(int bytes) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, bytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart);
     }
 
     /** Per-source limits, and addresses exempt from them besides the nodes. */
     public BalancerSettings withSources(SourceLimits limits, Collection<InetAddress> trusted) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise);
+                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise, slowStart);
     }
 
     public BalancerSettings withConnections(ConnectionLimits limits) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise);
+                retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise, slowStart);
     }
 
     public BalancerSettings withTls(TlsListener listener) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener), advertise);
+                retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener), advertise,
+                slowStart);
     }
 
     /** The address written in the balancer's Via and Record-Route (a port of 0: the bound one). */
     public BalancerSettings withAdvertise(HostPort address) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address));
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address), slowStart);
+    }
+
+    /**
+     * How long a node that turns ready ramps up to its full share of new
+     * requests; {@link Duration#ZERO} turns slow start off.
+     */
+    public BalancerSettings withSlowStart(Duration window) {
+        return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, window);
     }
 }

@@ -1,5 +1,6 @@
 package org.p2psip.balancer;
 
+import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,6 +37,18 @@ import io.netty.util.concurrent.ScheduledFuture;
  * busy (which would hand its load to the others, and then take them out
  * too).
  *
+ * <p>Issue 33, nodes that are ready when they say so: a warming node
+ * answers its probe {@code 503} with {@code P2psip-Ready: no}. That is a
+ * sign of life like any other answer — the node is not counted as failing
+ * nor logged as down, and what it sends keeps flowing — but it is marked
+ * not ready ({@link NodeSet#ready()}), so it gets no new requests until an
+ * answer other than a 503 says it is ready. A 503 without that header is a
+ * node shedding load and changes nothing here, for the reason above. A
+ * node that turns ready after being not ready or down gets its new
+ * requests by {@link SlowStart}; one that answers ready to the balancer's
+ * first probes, as a whole cluster starting together does, starts at its
+ * full share.
+ *
  * <p>A node's answer to its probe may say which keys it owns
  * ({@code P2psip-Owns}); that goes into {@link KeyOwners} for the
  * {@code owner} policy, and an answer without it clears what the node said
@@ -56,9 +69,15 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     public static final String DOMAINS = "P2psip-Domains";
     /** The header naming the host:port values that are the default domain, comma-separated. */
     public static final String ALIASES = "P2psip-Aliases";
+    /** The header in which a node's 503 to its probe says it is not ready yet ({@code no}): it is warming up. */
+    public static final String READY = "P2psip-Ready";
+
+    /** What one sign of life says about the node's readiness. */
+    private enum Readiness { READY, NOT_READY, UNSAID }
 
     private final NodeSet nodes;
     private final KeyOwners owners;
+    private final SlowStart slowStart;
     private final ProbeRoundTrips roundTrips;
     private final LongSupplier nanoClock;
     private final BalancerIdentity self;
@@ -74,17 +93,26 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private int sequence;
     private ScheduledFuture<?> timer;
 
+    /** A health checker without slow start. */
+    public HealthChecker(NodeSet nodes, KeyOwners owners, ProbeRoundTrips roundTrips, LongSupplier nanoClock,
+                         BalancerIdentity self, Duration interval, int failuresToDown) {
+        this(nodes, owners, SlowStart.off(nodes.all().size()), roundTrips, nanoClock, self, interval,
+                failuresToDown);
+    }
+
     /**
+     * @param slowStart  where the ramps of nodes that turn ready begin, and are seen to end
      * @param roundTrips where each answered probe's round trip goes
      * @param nanoClock  the time probes are sent and answered at, in nanoseconds ({@code System::nanoTime})
      */
-    public HealthChecker(NodeSet nodes, KeyOwners owners, ProbeRoundTrips roundTrips, LongSupplier nanoClock,
-                         BalancerIdentity self, Duration interval, int failuresToDown) {
+    public HealthChecker(NodeSet nodes, KeyOwners owners, SlowStart slowStart, ProbeRoundTrips roundTrips,
+                         LongSupplier nanoClock, BalancerIdentity self, Duration interval, int failuresToDown) {
         if (interval.toMillis() < 1 || failuresToDown < 1) {
             throw new IllegalArgumentException("probe interval and failure count must be positive");
         }
         this.nodes = nodes;
         this.owners = owners;
+        this.slowStart = slowStart;
         this.roundTrips = roundTrips;
         this.nanoClock = nanoClock;
         this.self = self;
@@ -136,7 +164,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             }
             Integer node = byAddress.get(m.frame().sender());
             if (node != null) {
-                heard(node);
+                heard(node, Readiness.UNSAID);
             }
         }
         ctx.fireChannelRead(msg);
@@ -154,19 +182,24 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** One round: count last round's silence, then ask every node again. */
+    /** One round: count last round's silence, note the ramps that ended, then ask every node again. */
     private void probe(ChannelHandlerContext ctx) {
+        long now = nanoClock.getAsLong();
         for (NodeSet.Node node : nodes.all()) {
             int i = node.index();
             if (probed[i] && !heard[i] && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
                 owners.claim(i, Optional.empty());
+                slowStart.cancel(i);
                 LOG.warn("node {} is down: nothing heard for {} probe intervals", node.address(), failures[i]);
+            }
+            if (slowStart.finish(i, now)) {
+                LOG.info("node {} has ended its slow start: it gets its full share of new requests", node.address());
             }
             heard[i] = false;
             probed[i] = true;
             sequence = sequence == Integer.MAX_VALUE ? 1 : sequence + 1;
             sentSequence[i] = sequence;
-            sentAtNanos[i] = nanoClock.getAsLong();
+            sentAtNanos[i] = now;
             ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(options(node, sequence)), node.socket()));
         }
     }
@@ -185,8 +218,10 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             return;
         }
         if (index >= 0 && index < heard.length) {
-            heard(index);
-            if (answer.frame().sender().equals(nodes.all().get(index).socket())) {
+            boolean fromNode = answer.frame().sender().equals(nodes.all().get(index).socket());
+            // Only the node itself speaks for its readiness, as for its keys.
+            heard(index, fromNode ? readinessIn(answer) : Readiness.UNSAID);
+            if (fromNode) {
                 owners.claim(index, claimIn(answer));
                 domainsIn(answer).ifPresent(owners::serve);
                 // Only the answer to the latest probe times it: an older one's send time is gone.
@@ -195,6 +230,19 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
                 }
             }
         }
+    }
+
+    /**
+     * What a probe's answer says of the node's readiness: a 503 with
+     * {@code P2psip-Ready: no} that it is warming up, any other 503
+     * nothing (it sheds load), anything else that it is ready.
+     */
+    private static Readiness readinessIn(SipMessage answer) {
+        if (answer.status() != 503) {
+            return Readiness.READY;
+        }
+        return SipParser.headerValue(answer, READY).filter("no"::equalsIgnoreCase).isPresent()
+                ? Readiness.NOT_READY : Readiness.UNSAID;
     }
 
     /** The domains and aliases an answer says the cluster serves, if it says and they can be read. */
@@ -227,12 +275,38 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void heard(int index) {
+    /** A sign of life from node {@code index}, which says {@code said} of its readiness. */
+    private void heard(int index, Readiness said) {
         heard[index] = true;
         failures[index] = 0;
-        if (nodes.markUp(index)) {
-            LOG.info("node {} is up again", nodes.all().get(index).address());
+        HostPort address = nodes.all().get(index).address();
+        boolean wasTaking = nodes.takesNewRequests(index);
+        boolean willTake = said == Readiness.READY || (said == Readiness.UNSAID && nodes.isReady(index));
+        if (!wasTaking && willTake) {
+            // Before the node joins the ready list, so no router sees it there at its full share.
+            slowStart.begin(index, nanoClock.getAsLong());
         }
+        if (said != Readiness.UNSAID && nodes.markReady(index, said == Readiness.READY)
+                && said == Readiness.NOT_READY) {
+            LOG.info("node {} is alive but not ready (warming up): it gets no new requests", address);
+        }
+        if (nodes.markUp(index)) {
+            LOG.info("node {} is up again", address);
+        }
+        if (wasTaking && !willTake) {
+            slowStart.cancel(index);
+        } else if (!wasTaking && willTake) {
+            if (slowStart.window().isZero()) {
+                LOG.info("node {} is ready", address);
+            } else {
+                LOG.info("node {} is ready; ramping over {}", address, seconds(slowStart.window()));
+            }
+        }
+    }
+
+    /** A window as an operator wrote it: "10 s", "2.5 s". */
+    private static String seconds(Duration d) {
+        return BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
     }
 
     private byte[] options(NodeSet.Node node, int seq) {

@@ -45,6 +45,18 @@ import org.p2psip.core.location.AddressOfRecord;
  * 7339 {@code oc}) are passed over for new requests in favour of the next
  * node in the same rendezvous order, so what one node sheds spreads over
  * the others the way its keys would if it died.
+ *
+ * <p>Issue 33: only nodes that are up and ready ({@link NodeSet#ready()})
+ * are placed on; a warming node still gets the transactions it already
+ * holds through the affinity table, and its claim does not count under
+ * {@code owner}. With no ready node the request is refused as when none is
+ * up (the router answers 503 with Retry-After, RFC 3261 §21.5.4). A node
+ * in its slow start ({@link SlowStart}) is passed over for the part of the
+ * requests that is not yet its share, decided by the policy's key (by the
+ * AOR's key for a claimant under {@code owner}, so an AOR stays where it
+ * went while the share grows); what it is passed over for goes where the
+ * policy would send it without that node. Nodes keep no dialog state, so
+ * in-dialog requests are placed the same way: any ready node routes them.
  */
 public final class NodeSelector {
 
@@ -53,6 +65,7 @@ public final class NodeSelector {
     private final KeyOwners owners;
     private final NodeLoad load;
     private final BalancerCounters counters;
+    private final SlowStart slowStart;
     private final TransactionAffinity affinity = new TransactionAffinity();
 
     public NodeSelector(BalancingPolicy policy, NodeSet nodes) {
@@ -60,13 +73,20 @@ public final class NodeSelector {
                 new BalancerCounters());
     }
 
+    /** A selector without slow start. */
     public NodeSelector(BalancingPolicy policy, NodeSet nodes, KeyOwners owners, NodeLoad load,
                         BalancerCounters counters) {
+        this(policy, nodes, owners, load, counters, SlowStart.off(nodes.all().size()));
+    }
+
+    public NodeSelector(BalancingPolicy policy, NodeSet nodes, KeyOwners owners, NodeLoad load,
+                        BalancerCounters counters, SlowStart slowStart) {
         this.policy = policy;
         this.nodes = nodes;
         this.owners = owners;
         this.load = load;
         this.counters = counters;
+        this.slowStart = slowStart;
     }
 
     public BalancingPolicy policy() {
@@ -77,23 +97,28 @@ public final class NodeSelector {
         return load;
     }
 
-    /** The node for {@code m} now, or empty when no node is up or every node sheds it. */
+    /** The node for {@code m} now, or empty when no node is up and ready or every node sheds it. */
     public Optional<NodeSet.Node> choose(SipMessage m) {
         return choose(m, System.nanoTime());
     }
 
-    /** The node for {@code m} at {@code now}, or empty when no node is up or every node sheds it. */
+    /** The node for {@code m} at {@code now}, or empty when no node is up and ready or every node sheds it. */
     public Optional<NodeSet.Node> choose(SipMessage m, long now) {
         List<NodeSet.Node> live = nodes.live();
         if (live.isEmpty()) {
             return Optional.empty();
         }
         long transaction = Fnv.hash(transactionKey(m));
+        // Live, not ready: a warming node finishes the transactions it holds.
         NodeSet.Node earlier = liveAt(affinity.nodeOf(transaction, now), live);
         if (earlier != null) {
             return Optional.of(earlier);
         }
-        Optional<NodeSet.Node> chosen = place(m, live, transaction, now);
+        List<NodeSet.Node> ready = nodes.ready();
+        if (ready.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<NodeSet.Node> chosen = place(m, ready, transaction, now);
         if (!m.isAck()) {
             // A 2xx's ACK is a transaction of its own that is never retransmitted: not worth a slot.
             chosen.ifPresent(n -> affinity.remember(transaction, n.index(), now));
@@ -113,32 +138,44 @@ public final class NodeSelector {
         return null;
     }
 
-    /** Where the policy, the placement view and the nodes' load send a transaction the table does not know. */
-    private Optional<NodeSet.Node> place(SipMessage m, List<NodeSet.Node> live, long transaction, long now) {
+    /**
+     * Where the policy, the placement view, the ramps and the nodes' load
+     * send a transaction the table does not know, among {@code ready}.
+     */
+    private Optional<NodeSet.Node> place(SipMessage m, List<NodeSet.Node> ready, long transaction, long now) {
         long key = key(m);
-        Optional<NodeSet.Node> owner = policy == BalancingPolicy.OWNER
-                ? owners.ownerOf(KeyPlacement.point(aorKey(m, owners::keyOf)), live)
-                : Optional.empty();
-        if (load.quiet(now)) {
-            return Optional.of(owner.orElseGet(() -> byHash(key, live)));
+        long aorPoint = 0;
+        Optional<NodeSet.Node> owner = Optional.empty();
+        if (policy == BalancingPolicy.OWNER) {
+            aorPoint = KeyPlacement.point(aorKey(m, owners::keyOf));
+            owner = owners.ownerOf(aorPoint, ready);
+        }
+        boolean ramping = !slowStart.quiet(now);
+        if (load.quiet(now) && !ramping) {
+            return Optional.of(owner.orElseGet(() -> byHash(key, ready)));
         }
         boolean newRequest = m.toTag() == null && !m.isAck() && !"CANCEL".equals(m.method());
-        List<NodeSet.Node> ranked = ranked(key, live);
+        List<NodeSet.Node> ranked = ranked(key, ready);
         owner.ifPresent(o -> {
             ranked.remove(o);
             ranked.add(0, o);
         });
-        Optional<NodeSet.Node> chosen = load.choose(ranked, newRequest, transaction, now);
-        if (chosen.isPresent() && chosen.get() != ranked.get(0)) {
+        List<NodeSet.Node> order = ramping ? slowStart.order(ranked, owner.isPresent() ? aorPoint : key, key, now)
+                : ranked;
+        Optional<NodeSet.Node> chosen = load.choose(order, newRequest, transaction, now);
+        if (chosen.isPresent() && chosen.get() != order.get(0)) {
             counters.countDiverted();
         }
         return chosen;
     }
 
-    /** Whether every live node is holding off after a 503 at {@code now}. */
+    /**
+     * Whether no node would take a new request at {@code now} for its load:
+     * every node up and ready is holding off after a 503, or none is ready.
+     */
     boolean allHolding(long now) {
-        List<NodeSet.Node> live = nodes.live();
-        return !live.isEmpty() && load.allHolding(live, now);
+        List<NodeSet.Node> ready = nodes.ready();
+        return ready.isEmpty() || load.allHolding(ready, now);
     }
 
     private long key(SipMessage m) {

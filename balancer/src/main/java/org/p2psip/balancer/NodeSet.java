@@ -11,11 +11,18 @@ import java.util.Optional;
 import org.p2psip.core.net.HostPort;
 
 /**
- * The nodes behind the balancer and which of them are up. The health
- * checker writes (on its one event-loop thread); routers on any thread
- * read an immutable snapshot of the live list, so routing takes no lock.
- * Every node starts up: the balancer forwards from its first packet and
- * the first failed probes take a dead node out.
+ * The nodes behind the balancer, which of them are up, and which of those
+ * are ready for new work. The health checker writes (on its one event-loop
+ * thread); routers on any thread read immutable snapshots of the lists, so
+ * routing takes no lock. Every node starts up and ready: the balancer
+ * forwards from its first packet and the first failed probes take a dead
+ * node out.
+ *
+ * <p>Up and ready are apart because a warming node (issue 33) is alive —
+ * it answers its probes, finishes the transactions it holds, its
+ * responses flow — but says it is not ready ({@code 503} with
+ * {@code P2psip-Ready: no}): it must not be taken for dead, nor given
+ * new requests.
  */
 public final class NodeSet {
 
@@ -38,7 +45,9 @@ public final class NodeSet {
     private final List<Node> all;
     private final Map<InetSocketAddress, Node> byAddress = new HashMap<>();
     private final boolean[] up;
+    private final boolean[] ready;
     private volatile List<Node> live;
+    private volatile List<Node> takingNew;
 
     public NodeSet(List<HostPort> addresses) {
         if (addresses.isEmpty()) {
@@ -59,7 +68,10 @@ public final class NodeSet {
         }
         this.up = new boolean[all.size()];
         java.util.Arrays.fill(up, true);
+        this.ready = new boolean[all.size()];
+        java.util.Arrays.fill(ready, true);
         this.live = all;
+        this.takingNew = all;
     }
 
     public List<Node> all() {
@@ -76,32 +88,57 @@ public final class NodeSet {
         return live;
     }
 
+    /** The nodes up and ready, in configuration order: those new requests may go to. */
+    public List<Node> ready() {
+        return takingNew;
+    }
+
     public synchronized boolean isUp(int index) {
         return up[index];
     }
 
+    /** Whether the node's last word on it was that it is ready (its state while down is what it said before). */
+    public synchronized boolean isReady(int index) {
+        return ready[index];
+    }
+
+    /** Whether new requests may go to the node: it is up and ready. */
+    public synchronized boolean takesNewRequests(int index) {
+        return up[index] && ready[index];
+    }
+
     /** @return whether this changed the node's state */
     synchronized boolean markUp(int index) {
-        return set(index, true);
+        return set(up, index, true);
     }
 
     /** @return whether this changed the node's state */
     synchronized boolean markDown(int index) {
-        return set(index, false);
+        return set(up, index, false);
     }
 
-    private boolean set(int index, boolean state) {
-        if (up[index] == state) {
+    /** @return whether this changed the node's readiness */
+    synchronized boolean markReady(int index, boolean state) {
+        return set(ready, index, state);
+    }
+
+    private boolean set(boolean[] flags, int index, boolean state) {
+        if (flags[index] == state) {
             return false;
         }
-        up[index] = state;
-        List<Node> now = new ArrayList<>();
+        flags[index] = state;
+        List<Node> nowLive = new ArrayList<>();
+        List<Node> nowReady = new ArrayList<>();
         for (Node n : all) {
             if (up[n.index()]) {
-                now.add(n);
+                nowLive.add(n);
+                if (ready[n.index()]) {
+                    nowReady.add(n);
+                }
             }
         }
-        live = List.copyOf(now);
+        live = List.copyOf(nowLive);
+        takingNew = List.copyOf(nowReady);
         return true;
     }
 }

@@ -35,8 +35,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 /**
  * The stateless SIP load balancer: UDP and TCP on one port, requests
  * spread over the front nodes by a {@link BalancingPolicy}, responses
- * routed back by the balancer's own Via entry (RFC 3261 §16.11), dead nodes
- * found by OPTIONS probes ({@link HealthChecker}).
+ * routed back by the balancer's own Via entry (RFC 3261 §16.11), dead and
+ * warming nodes found by OPTIONS probes ({@link HealthChecker}), nodes that
+ * turn ready brought in gradually ({@link SlowStart}).
  *
  * <p>Pipelines, one job per handler:
  * <pre>
@@ -83,7 +84,7 @@ public final class SipBalancer implements AutoCloseable {
     /** What every pipeline shares. */
     private record Edge(BalancerSettings settings, NodeSet nodes, BalancerCounters counters,
                         TcpConnections connections, SourceGuard guard, ConnectionGate gate, BadInputReporter bad,
-                        NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips) {
+                        NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips, SlowStart slowStart) {
     }
 
     private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup acceptGroup,
@@ -141,7 +142,7 @@ public final class SipBalancer implements AutoCloseable {
         Edge edge = new Edge(settings, nodes, counters, new TcpConnections(), guard,
                 new ConnectionGate(settings.connections(), guard, counters, bad), bad,
                 new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()),
-                new ProbeRoundTrips(nodes.all().size()));
+                new ProbeRoundTrips(nodes.all().size()), new SlowStart(nodes.all().size(), settings.slowStart()));
         EventLoopGroup udpGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-udp", true));
         EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-accept", true));
         EventLoopGroup tcpGroup = new NioEventLoopGroup(
@@ -183,7 +184,7 @@ public final class SipBalancer implements AutoCloseable {
             BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.owners(), edge.load(),
-                    counters),
+                    counters, edge.slowStart()),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, new FlowTokens());
             ChannelFuture udpBind = new Bootstrap().group(udpGroup).channel(NioDatagramChannel.class)
                     // A datagram is one message: read it whole (up to the 65,535 bytes UDP can carry), not the
@@ -198,8 +199,8 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers,
                                             counters, edge.bad()))
                                     .addLast("parse", parser)
-                                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.roundTrips(),
-                                            System::nanoTime, self,
+                                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
+                                            edge.roundTrips(), System::nanoTime, self,
                                             settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
@@ -327,6 +328,11 @@ public final class SipBalancer implements AutoCloseable {
     /** How it places new requests. */
     public BalancingPolicy policy() {
         return edge.settings().policy();
+    }
+
+    /** The nodes' slow starts: the share of new requests each is given now. */
+    public SlowStart slowStart() {
+        return edge.slowStart();
     }
 
     /** How long each node took to answer its last answered probe. */

@@ -38,8 +38,8 @@ import io.netty.channel.socket.SocketChannel;
  * same branch as the original (§16.11). Its {@code lb} parameter records
  * where the response goes ({@link ReturnAddress}). Requests go to the node
  * over UDP whatever transport the client used; a TCP client still gets its
- * responses on its own connection. With no node up the answer is 503 with
- * Retry-After (§21.5.4); an ACK, which has no response, is dropped.
+ * responses on its own connection. With no node up and ready the answer is
+ * 503 with Retry-After (§21.5.4); an ACK, which has no response, is dropped.
  *
  * <p><b>Flows</b> (RFC 5626 outbound, RFC 3327 Path): the balancer is the
  * edge proxy of clients on TCP and TLS. A REGISTER on a connection gets a
@@ -62,7 +62,8 @@ import io.netty.channel.socket.SocketChannel;
  * response goes on. A node's 503 is relayed as 500 while another node
  * still takes requests (§16.7 item 6: a 503 upstream would tell the
  * client the whole service is down, and hold it off for Retry-After); when
- * every node is holding off, the 503 goes through as it is.
+ * every ready node is holding off, or none is ready, the 503 goes through as
+ * it is.
  */
 @Sharable
 public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {

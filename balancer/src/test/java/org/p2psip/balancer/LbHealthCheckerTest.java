@@ -14,9 +14,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
@@ -27,17 +34,35 @@ class LbHealthCheckerTest {
     private final NodeSet nodes = new NodeSet(List.of(HostPort.parse("127.0.0.1:5061"), HostPort.parse("127.0.0.1:5062")));
     private final KeyOwners owners = new KeyOwners(2);
     private final ProbeRoundTrips roundTrips = new ProbeRoundTrips(2);
+    private final SlowStart slowStart = new SlowStart(2, Duration.ofSeconds(10));
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
     private EmbeddedChannel ch;
 
     @BeforeEach
     void start() {
+        logged.start();
+        // INFO is below the build's log level; only this appender hears it, so the build's output stays quiet.
+        checkerLog().setLevel(Level.INFO);
+        checkerLog().setAdditive(false);
+        checkerLog().addAppender(logged);
         ch = new EmbeddedChannel();
         ch.freezeTime();
         ch.pipeline().addLast(new SipParserHandler(new BalancerCounters()),
-                new HealthChecker(nodes, owners, roundTrips, nanos::get, self, Duration.ofSeconds(1), 3));
+                new HealthChecker(nodes, owners, slowStart, roundTrips, nanos::get, self, Duration.ofSeconds(1), 3));
         ch.runPendingTasks();
         ch.runScheduledPendingTasks();
+    }
+
+    @AfterEach
+    void stopListening() {
+        checkerLog().detachAppender(logged);
+        checkerLog().setAdditive(true);
+        checkerLog().setLevel(null);
+    }
+
+    private static Logger checkerLog() {
+        return (Logger) LoggerFactory.getLogger(HealthChecker.class);
     }
 
     @Test
@@ -160,6 +185,128 @@ class LbHealthCheckerTest {
         }
         assertFalse(nodes.isUp(0));
         assertTrue(owners.claimOf(0).isEmpty());
+    }
+
+    private static final String NOT_READY = "Retry-After: 5\r\nP2psip-Ready: no\r\n";
+
+    /** One probe interval later: last round's silence counted, every node asked again. */
+    private Map<Integer, SipMessage> nextRound() throws Exception {
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        nanos.addAndGet(1_000_000_000L);
+        ch.runScheduledPendingTasks();
+        return drainProbes();
+    }
+
+    @Test
+    void aNodeSayingItIsNotReadyStaysUpButGetsNoNewRequests() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        for (int round = 0; round < 5; round++) {
+            answer(probes.get(5061), 503, NOT_READY, nodes.all().get(0).socket());
+            answer(probes.get(5062), 200);
+            probes = nextRound();
+        }
+        assertTrue(nodes.isUp(0), "alive: it answers");
+        assertEquals(nodes.all(), nodes.live());
+        assertEquals(List.of(nodes.all().get(1)), nodes.ready());
+        assertTrue(messages(Level.WARN).isEmpty(), "not logged as down: " + messages(Level.WARN));
+        assertEquals(List.of("node 127.0.0.1:5061 is alive but not ready (warming up): it gets no new requests"),
+                messages(Level.INFO), "said once");
+    }
+
+    @Test
+    void shedding503DoesNotTakeANodeOut() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        for (int round = 0; round < 5; round++) {
+            answer(probes.get(5061), 503, "Retry-After: 5\r\n", nodes.all().get(0).socket());
+            answer(probes.get(5062), 503, "Retry-After: 5\r\nP2psip-Ready: yes\r\n", nodes.all().get(1).socket());
+            probes = nextRound();
+        }
+        assertEquals(nodes.all(), nodes.ready(), "a busy node is alive and as ready as it was");
+        assertEquals(1.0, slowStart.share(0, nanos.get()), "and nothing to ramp back from");
+        assertTrue(logged.list.isEmpty(), logged.list.toString());
+    }
+
+    @Test
+    void aSheddingAnswerFromAWarmingNodeLeavesItWarming() throws Exception {
+        answer(drainProbes().get(5061), 503, NOT_READY, nodes.all().get(0).socket());
+        answer(nextRound().get(5061), 503, "Retry-After: 5\r\n", nodes.all().get(0).socket());
+
+        assertFalse(nodes.takesNewRequests(0));
+    }
+
+    @Test
+    void aNodeThatTurnsReadyRampsOverTheWindowAndTheEndIsTold() throws Exception {
+        answer(drainProbes().get(5061), 503, "Retry-After: 5\r\np2psip-ready: NO\r\n", nodes.all().get(0).socket());
+        assertFalse(nodes.takesNewRequests(0), "names and values ignore case");
+        logged.list.clear();
+
+        answer(nextRound().get(5061), 200);
+        long readyAt = nanos.get();
+        assertEquals(nodes.all(), nodes.ready());
+        assertEquals(0.1, slowStart.share(0, readyAt), 1e-9);
+        assertEquals(0.55, slowStart.share(0, readyAt + 5_000_000_000L), 1e-9);
+        assertEquals(List.of("node 127.0.0.1:5061 is ready; ramping over 10 s"), messages(Level.INFO));
+
+        for (int round = 0; round < 10; round++) {
+            answer(nextRound().get(5061), 200);
+        }
+        assertEquals(1.0, slowStart.share(0, nanos.get()));
+        assertEquals(List.of("node 127.0.0.1:5061 is ready; ramping over 10 s",
+                "node 127.0.0.1:5061 has ended its slow start: it gets its full share of new requests"),
+                messages(Level.INFO), "each said once");
+    }
+
+    @Test
+    void aNodeReadyAtTheBalancersFirstProbeDoesNotRamp() throws Exception {
+        Map<Integer, SipMessage> probes = drainProbes();
+        answer(probes.get(5061), 200);
+        answer(probes.get(5062), 200);
+
+        assertEquals(1.0, slowStart.share(0, nanos.get()));
+        assertEquals(1.0, slowStart.share(1, nanos.get()));
+        assertTrue(slowStart.quiet(nanos.get()), "a cluster starting together is not throttled");
+    }
+
+    @Test
+    void aNodeBackFromDownRamps() throws Exception {
+        for (int round = 0; round < 4; round++) {
+            nextRound();
+        }
+        assertFalse(nodes.isUp(0));
+
+        answer(nextRound().get(5061), 200);
+        assertTrue(nodes.takesNewRequests(0));
+        assertEquals(0.1, slowStart.share(0, nanos.get()), 1e-9);
+    }
+
+    @Test
+    void aNodeThatWentDownWhileRampingStartsAgainWhenBack() throws Exception {
+        answer(drainProbes().get(5061), 503, NOT_READY, nodes.all().get(0).socket());
+        answer(nextRound().get(5061), 200);
+        for (int round = 0; round < 4; round++) {
+            nextRound();
+        }
+        assertFalse(nodes.isUp(0));
+        logged.list.clear();
+
+        for (int round = 0; round < 12; round++) {
+            nextRound();
+        }
+        assertTrue(messages(Level.INFO).isEmpty(), "a void ramp has no end to tell: " + messages(Level.INFO));
+        answer(nextRound().get(5061), 200);
+        assertEquals(0.1, slowStart.share(0, nanos.get()), 1e-9, "a fresh ramp from the start");
+    }
+
+    @Test
+    void aNotReadyAnswerFromAnotherAddressSaysNothingOfTheNode() throws Exception {
+        answer(drainProbes().get(5061), 503, NOT_READY, new InetSocketAddress("127.0.0.1", 6666));
+
+        assertTrue(nodes.takesNewRequests(0));
+    }
+
+    private List<String> messages(Level level) {
+        return logged.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
+                .toList();
     }
 
     private Map<Integer, SipMessage> drainProbes() throws Exception {

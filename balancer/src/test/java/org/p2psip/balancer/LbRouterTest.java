@@ -220,6 +220,28 @@ class LbRouterTest {
     }
 
     @Test
+    void noReadyNodeGets503WithRetryAfterWhileAWarmingNodesResponsesStillFlow() {
+        EmbeddedChannel ch = channelKnowingItsNodes();
+        ch.writeInbound(LbText.udp(LbText.invite("warming", "z9hG4bKw1")));
+        Sent forwarded = egress.only();
+        nodes.all().forEach(n -> nodes.markReady(n.index(), false));
+
+        ch.writeInbound(LbText.udp(LbText.invite("later", "z9hG4bKw2")));
+        Sent refused = egress.only();
+        assertFalse(refused.toNode());
+        assertTrue(refused.text().startsWith("SIP/2.0 503 Service Unavailable\r\n"), refused.text());
+        assertTrue(refused.text().contains("\r\nRetry-After: 7\r\n"), refused.text());
+
+        String ringing = "SIP/2.0 180 Ringing\n" + forwarded.text().split("\r\n")[1]
+                + "\nVia: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bKw1\nFrom: <sip:alice@example.com>;tag=a1\n"
+                + "To: <sip:bob@example.com>;tag=b\nCall-ID: warming\nCSeq: 1 INVITE\nContent-Length: 0\n\n";
+        ch.writeInbound(new SipFrame(LbText.crlf(ringing), forwarded.to(), Transport.UDP, 0));
+        Sent relayed = egress.only();
+        assertFalse(relayed.toNode());
+        assertTrue(relayed.text().startsWith("SIP/2.0 180 Ringing\r\n"), relayed.text());
+    }
+
+    @Test
     void maxForwardsZeroGets483AndAbsentBecomes70() {
         EmbeddedChannel ch = channel(BalancingPolicy.CALL_ID);
 
