@@ -11,7 +11,11 @@ import static org.p2psip.core.metrics.ExpositionText.family;
  *   <li>per node, labelled {@code node="HOST:PORT"} as given to
  *       {@code --nodes}: {@code p2psip_lb_node_requests_total} (client
  *       requests sent to it), {@code p2psip_lb_node_up} (1 while its probes
- *       are answered), {@code p2psip_lb_node_shed_ratio} (the share of new
+ *       are answered), {@code p2psip_lb_node_ready} (1 while it is up and
+ *       has not said it is warming up, issue 33),
+ *       {@code p2psip_lb_node_share} (the part of its share of new requests
+ *       it is given: 0 when down or not ready, rising from 0.1 to 1 in its
+ *       slow start, else 1), {@code p2psip_lb_node_shed_ratio} (the share of new
  *       requests it asks to be spared, RFC 7339),
  *       {@code p2psip_lb_node_claimed_key_share} (the share of the key space
  *       it last claimed to own, for the owner policy) and
@@ -46,6 +50,19 @@ public final class BalancerMetricsText {
         for (NodeSet.Node n : nodes.all()) {
             b.append("p2psip_lb_node_up{node=\"").append(n.address()).append("\"} ")
                     .append(nodes.isUp(n.index()) ? 1 : 0).append('\n');
+        }
+        family(b, "p2psip_lb_node_ready", "gauge",
+                "1 while a node is up and has not said it is warming up (P2psip-Ready: no), else 0.");
+        for (NodeSet.Node n : nodes.all()) {
+            b.append("p2psip_lb_node_ready{node=\"").append(n.address()).append("\"} ")
+                    .append(nodes.takesNewRequests(n.index()) ? 1 : 0).append('\n');
+        }
+        family(b, "p2psip_lb_node_share", "gauge", "Part of its share of new requests a node is given: 0 when "
+                + "down or not ready, rising from 0.1 to 1 during its slow start, else 1.");
+        for (NodeSet.Node n : nodes.all()) {
+            b.append("p2psip_lb_node_share{node=\"").append(n.address()).append("\"} ")
+                    .append(nodes.takesNewRequests(n.index()) ? balancer.slowStart().share(n.index(), nowNanos) : 0.0)
+                    .append('\n');
         }
         family(b, "p2psip_lb_node_shed_ratio", "gauge", "Share of new requests a node asks to be spared (RFC 7339).");
         for (NodeSet.Node n : nodes.all()) {

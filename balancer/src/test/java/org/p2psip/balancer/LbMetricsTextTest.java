@@ -53,4 +53,41 @@ class LbMetricsTextTest {
                     "a node that never answered has no round trip");
         }
     }
+
+    @Test
+    void aWarmingNodeIsUpButNotReadyAndRampsOnceReady() throws Exception {
+        try (StubNode node = new StubNode();
+             SipBalancer balancer = SipBalancer.start(BalancerSettings.of(new HostPort("127.0.0.1", 0),
+                     List.of(node.hostPort()), BalancingPolicy.CALL_ID).withProbes(Duration.ofMillis(100), 2)
+                     .withSlowStart(Duration.ofMinutes(10)));
+             Udp client = new Udp("127.0.0.2")) {
+            String series = "{node=\"" + node.hostPort() + "\"}";
+            node.probeResponder = r -> r.response(503, "Service Unavailable", "stub", "Retry-After: 1",
+                    HealthChecker.READY + ": no");
+            Eventually.until(() -> !balancer.nodes().takesNewRequests(0), LbWire.WAIT, "the node warming");
+            String warming = BalancerMetricsText.render(balancer, System.nanoTime());
+            assertEquals(1, value(warming, "p2psip_lb_node_up" + series));
+            assertEquals(0, value(warming, "p2psip_lb_node_ready" + series));
+            assertEquals(0.0, share(warming, series));
+            client.send(LbWire.request("OPTIONS", client.hostPort().toString(), "UDP", "w-1", ""), balancer.address());
+            assertTrue(client.expectResponse(503).text().header("Retry-After").isPresent(),
+                    "no node ready: the balancer answers for the cluster");
+
+            node.probeResponder = r -> r.response(200, "OK", "stub");
+            Eventually.until(() -> balancer.nodes().takesNewRequests(0), LbWire.WAIT, "the node ready");
+            String ramping = BalancerMetricsText.render(balancer, System.nanoTime());
+            assertEquals(1, value(ramping, "p2psip_lb_node_ready" + series));
+            double share = share(ramping, series);
+            assertTrue(share >= 0.1 && share < 0.2, "ten minutes' ramp barely begun: " + share);
+            client.send(LbWire.request("OPTIONS", client.hostPort().toString(), "UDP", "w-2", ""), balancer.address());
+            client.expectResponse(200);
+        }
+    }
+
+    private static double share(String text, String series) {
+        Matcher m = Pattern.compile("^" + Pattern.quote("p2psip_lb_node_share" + series) + " (\\S+)$",
+                Pattern.MULTILINE).matcher(text);
+        assertTrue(m.find(), () -> "share missing from\n" + text);
+        return Double.parseDouble(m.group(1));
+    }
 }

@@ -213,6 +213,8 @@ final class LbWire {
     static final class StubNode extends Udp {
 
         volatile Function<SipText, String> responder = r -> r.response(200, "OK", "stub");
+        /** How it answers the balancer's health probes. */
+        volatile Function<SipText, String> probeResponder = r -> r.response(200, "OK", "stub");
 
         StubNode() throws IOException {
             super("127.0.0.1");
@@ -222,7 +224,7 @@ final class LbWire {
         void arrived(Received r) throws IOException {
             if (!r.text().isResponse() && !"ACK".equals(r.text().method())) {
                 boolean probe = r.text().header("Call-ID").orElse("").startsWith("hc-");
-                String answer = probe ? r.text().response(200, "OK", "stub") : responder.apply(r.text());
+                String answer = (probe ? probeResponder : responder).apply(r.text());
                 if (answer != null) {
                     send(answer, r.from());
                 }
