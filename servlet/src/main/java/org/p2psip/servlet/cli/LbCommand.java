@@ -40,7 +40,8 @@ import picocli.CommandLine.TypeConversionException;
         description = "Run the stateless SIP load balancer (UDP and TCP on one port, TLS optionally on another) in "
                 + "front of P2PSIP nodes. Requests go to a live node chosen by --policy; responses return through "
                 + "the balancer's Via. Nodes are probed with OPTIONS and skipped while they do not answer, and "
-                + "passed over for new requests while they shed load (503 with Retry-After, RFC 7339 oc). "
+                + "passed over for new requests while they shed load (503 with Retry-After, RFC 7339 oc) or "
+                + "warm up (503 with P2psip-Ready: no); a node that turns ready ramps up over --slow-start. "
                 + "Phones on TCP and TLS keep their connection here: their REGISTER gets a Path with a flow "
                 + "token, and calls for them come back down that connection (RFC 5626 outbound, RFC 3327), "
                 + "or get 430 once it is closed. "
@@ -88,6 +89,15 @@ final class LbCommand implements Callable<Integer> {
             description = "Unanswered probes in a row that take a node out. Default: ${DEFAULT-VALUE}.")
     int probeFailures = BalancerSettings.DEFAULT_PROBE_FAILURES;
 
+    @Option(names = "--slow-start", paramLabel = "SECONDS",
+            description = "How long a node that turns ready (after warming up, or after being down) takes to get its "
+                    + "full share of new requests: its share rises linearly from 10 % to all of it over this many "
+                    + "seconds, so a freshly started JVM is not handed a full load while it is still slow. Nodes "
+                    + "ready at the balancer's first probes get their full share at once. A node warming up (its "
+                    + "probe answered 503 with P2psip-Ready: no) gets no new requests at all. 0 turns slow start "
+                    + "off. Default: ${DEFAULT-VALUE}.")
+    long slowStartSeconds = BalancerSettings.DEFAULT_SLOW_START.toSeconds();
+
     @Option(names = "--metrics", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics: client requests sent to "
                     + "each node, each node's health and shedding, what was forwarded, answered, dropped and "
@@ -110,12 +120,17 @@ final class LbCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         logLevel.apply(spec);
+        if (slowStartSeconds < 0) {
+            throw new ParameterException(spec.commandLine(), "--slow-start must be 0 or more seconds, not "
+                    + slowStartSeconds);
+        }
         BalancerSettings settings;
         try {
             settings = new BalancerSettings(sip, nodes, policy, Duration.ofMillis(probeIntervalMillis), probeFailures,
                     connections.maxMessageBytes(spec.commandLine()), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(sources.limits(spec.commandLine()), sources.trusted(spec.commandLine()))
-                    .withConnections(connections.limits());
+                    .withConnections(connections.limits())
+                    .withSlowStart(Duration.ofSeconds(slowStartSeconds));
             if (advertise != null) {
                 settings = settings.withAdvertise(advertise);
             }
