@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.auth.CredentialStore;
 import org.p2psip.core.auth.UserCredentials;
@@ -56,6 +57,8 @@ import com.sun.net.httpserver.HttpServer;
  * GET    /v1/aors/A    the bindings, owner and replicas of user@domain A ({@link #aorText})
  * DELETE /v1/aors/A    remove every binding of A (RFC 3261 §10.3 step 6, a wildcard with a
  *                      Call-ID of its own); answers how many there were
+ * GET    /ready        200 once the node is ready for its share of the load, 503 before;
+ *                      unsigned, as supervisors' readiness probes ask, and tells nothing else
  * </pre>
  * Answers are text: 200 with the result, or a one-line reason with 400
  * (bad input, nothing written), 401 (not signed with the secret), 404,
@@ -67,6 +70,7 @@ public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY = 16 * 1024 * 1024;
     private static final Duration DHT_WAIT = Duration.ofSeconds(120);
     private static final String AORS = "/v1/aors/";
+    private static final String READY = "/ready";
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -75,12 +79,14 @@ public final class AdminServer implements AutoCloseable {
     private final CredentialStore credentials;
     private final Clock clock;
     private final AdminView view;
+    private final BooleanSupplier ready;
     private final SecureRandom random = new SecureRandom();
     /** Nonces of accepted requests until they leave the signature window. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
     private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, ServedDomains domains,
-                        CredentialStore credentials, Clock clock, AdminView view) {
+                        CredentialStore credentials, Clock clock, AdminView view, BooleanSupplier ready) {
+        this.ready = ready;
         this.server = server;
         this.threads = threads;
         this.signature = signature;
@@ -90,9 +96,14 @@ public final class AdminServer implements AutoCloseable {
         this.view = view;
     }
 
-    /** Binds {@code address} and serves until {@link #close}. */
+    /**
+     * Binds {@code address} and serves until {@link #close}.
+     *
+     * @param ready whether the node is ready, answered at {@code GET /ready}
+     */
     public static AdminServer start(HostPort address, byte[] secret, ServedDomains domains,
-                                    CredentialStore credentials, Clock clock, AdminView view) throws IOException {
+                                    CredentialStore credentials, Clock clock, AdminView view, BooleanSupplier ready)
+            throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 16);
         ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "p2psip-admin");
@@ -100,7 +111,7 @@ public final class AdminServer implements AutoCloseable {
             return t;
         });
         AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), domains, credentials, clock,
-                view);
+                view, ready);
         http.createContext("/", admin::handle);
         http.setExecutor(threads);
         http.start();
@@ -131,6 +142,11 @@ public final class AdminServer implements AutoCloseable {
             }
             String method = exchange.getRequestMethod();
             String path = exchange.getRequestURI().getRawPath();
+            if (READY.equals(path) && "GET".equals(method)) {
+                boolean now = ready.getAsBoolean();
+                reply(exchange, now ? 200 : 503, now ? "ready\n" : "warming up\n");
+                return;
+            }
             Optional<String> nonce = signature.verify(exchange.getRequestHeaders().getFirst("Authorization"), method,
                     path, body, clock.instant());
             if (nonce.isEmpty() || !firstSight(nonce.get())) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -27,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
@@ -40,6 +42,7 @@ import org.p2psip.balancer.SipBalancer;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
+import org.p2psip.servlet.node.NodeWarmup;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.core.tls.SelfSignedTls;
 import org.p2psip.core.tls.TlsListener;
@@ -80,6 +83,8 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** What a node prints once it answers SIP (NodeCommand's start line). */
     static final String READY_TEXT = "listening on sip:";
+    /** What a node prints once it has joined its overlay, before it warms up. */
+    static final String STARTED_TEXT = "started on sip:";
     /** A node's TLS port is its SIP port plus this: clear of the SIP, balancer and 5061-style TLS ports. */
     static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
@@ -198,6 +203,18 @@ final class ClusterCommand implements Callable<Integer> {
     /** What {@link #validate} made of the accounting flags, for every node. */
     private List<String> accountingFlags = List.of();
 
+    @Option(names = "--warm-up", paramLabel = "N",
+            description = "REGISTER flows each node runs through a throwaway copy of itself before it says it is "
+                    + "ready (see 'node --help'); the cluster is ready when every node is. 0 starts them cold. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int warmUp = NodeWarmup.DEFAULT_FLOWS;
+
+    @Option(names = "--slow-start", paramLabel = "SECONDS",
+            description = "How long a node that turns ready again (after being down or warming up) takes to get its "
+                    + "full share of new requests at the balancer (see 'lb --help'); the nodes the cluster starts "
+                    + "with get theirs at once. 0 turns it off. Default: ${DEFAULT-VALUE}.")
+    long slowStartSeconds = BalancerSettings.DEFAULT_SLOW_START.toSeconds();
+
     @Option(names = "--tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
             description = "Also take SIP over TLS (TLS 1.2 and 1.3) at the balancer here; each node also listens for TLS, "
                     + "on its SIP port + " + NODE_TLS_OFFSET + ", so it can reach phones registered with transport=tls. Without --tls-cert and "
@@ -222,7 +239,7 @@ final class ClusterCommand implements Callable<Integer> {
     /** One node process and what it printed. */
     private record Child(int number, HostPort sip, Optional<HostPort> overlay, Optional<HostPort> admin,
                          Optional<HostPort> metrics, Process process, List<String> output,
-                         CompletableFuture<Void> ready) {
+                         CompletableFuture<Void> started, CompletableFuture<Void> ready) {
     }
 
     private final List<Child> children = new CopyOnWriteArrayList<>();
@@ -235,6 +252,7 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        long startNanos = System.nanoTime();
         BalancerSettings lbSettings = validate();
         PrintWriter out = spec.commandLine().getOut();
         CountDownLatch stopped = new CountDownLatch(1);
@@ -251,7 +269,9 @@ final class ClusterCommand implements Callable<Integer> {
             checkFree(lbSip());
             List<HostPort> nodeAddresses = new ArrayList<>();
             Child first = spawn(1);
-            awaitReady(List.of(first));
+            // The others join as soon as the first one's overlay is up, so that all of them warm up their
+            // overlay paths against the whole ring, and together.
+            awaitStarted(first);
             for (int i = 2; i <= nodeCount; i++) {
                 spawn(i);
             }
@@ -280,7 +300,8 @@ final class ClusterCommand implements Callable<Integer> {
                 out.println("p2psip cluster: TLS certificate " + tlsFiles.certificate() + " (clients trust this)");
             }
             out.println("p2psip cluster ready: " + nodeCount + " node" + (nodeCount == 1 ? "" : "s")
-                    + " behind sip:" + balancer.address() + " domains=" + servedDomains() + " auth=" + auth);
+                    + " behind sip:" + balancer.address() + " domains=" + servedDomains() + " auth=" + auth
+                    + String.format(Locale.ROOT, " (in %.1f s)", (System.nanoTime() - startNanos) / 1e9));
             if (adminBase != 0 && ClusterSecrets.resolve(null).isEmpty()) {
                 out.println("p2psip cluster: the nodes share a secret of their own; to manage users with "
                         + "'p2psip user', start the cluster with " + ClusterSecrets.ENV + " set");
@@ -313,6 +334,13 @@ final class ClusterCommand implements Callable<Integer> {
         if (!backends.contains(dht)) {
             throw new ParameterException(spec.commandLine(), "unknown DHT backend '" + dht + "' (available: "
                     + String.join(", ", backends) + ")");
+        }
+        if (warmUp < 0) {
+            throw new ParameterException(spec.commandLine(), "--warm-up must be 0 (none) or more REGISTER flows");
+        }
+        if (slowStartSeconds < 0) {
+            throw new ParameterException(spec.commandLine(), "--slow-start must be 0 or more seconds, not "
+                    + slowStartSeconds);
         }
         if (nodeCount < 1 || nodeCount > 64) {
             throw new ParameterException(spec.commandLine(), "--nodes must be between 1 and 64");
@@ -374,7 +402,8 @@ final class ClusterCommand implements Callable<Integer> {
             BalancerSettings settings = new BalancerSettings(lbSip(), nodes, policy, Duration.ofMillis(probeIntervalMillis),
                     probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(p.sources(), p.trustedSources())
-                    .withConnections(p.connections());
+                    .withConnections(p.connections())
+                    .withSlowStart(Duration.ofSeconds(slowStartSeconds));
             Optional<TlsMaterial> material = tlsMaterial();
             return material.isPresent() ? settings.withTls(new TlsListener(lbTls(), material.get())) : settings;
         } catch (IllegalArgumentException e) {
@@ -518,6 +547,7 @@ final class ClusterCommand implements Callable<Integer> {
         command.addAll(trustFlags());
         command.addAll(protection.nodeFlags());
         command.addAll(accountingFlags);
+        command.addAll(List.of("--warm-up", Integer.toString(warmUp)));
         nodeTls(number).ifPresent(t -> command.addAll(List.of("--tls", t.toString(),
                 "--tls-cert", tlsFiles.certificate().toString(), "--tls-key", tlsFiles.key().toString())));
         Process p;
@@ -532,7 +562,7 @@ final class ClusterCommand implements Callable<Integer> {
             throw new StartFailure("cannot start node " + number + ": " + e.getMessage());
         }
         Child child = new Child(number, nodeSip, overlay, admin, metrics, p, new CopyOnWriteArrayList<>(),
-                new CompletableFuture<>());
+                new CompletableFuture<>(), new CompletableFuture<>());
         children.add(child);
         Thread pump = new Thread(() -> pump(child), "p2psip-cluster-node-" + number);
         pump.setDaemon(true);
@@ -548,21 +578,34 @@ final class ClusterCommand implements Callable<Integer> {
             while ((line = r.readLine()) != null) {
                 child.output().add(line);
                 System.err.println("[node " + child.number() + "] " + line);
+                if (line.contains(STARTED_TEXT)) {
+                    child.started().complete(null);
+                }
                 if (line.contains(READY_TEXT)) {
+                    child.started().complete(null);
                     child.ready().complete(null);
                 }
             }
         } catch (IOException e) {
             // The process is gone; its exit is reported below.
         }
+        child.started().completeExceptionally(new IllegalStateException("exited"));
         child.ready().completeExceptionally(new IllegalStateException("exited"));
     }
 
+    private void awaitStarted(Child c) throws StartFailure {
+        await(List.of(c), Child::started);
+    }
+
     private void awaitReady(List<Child> starting) throws StartFailure {
+        await(starting, Child::ready);
+    }
+
+    private void await(List<Child> starting, Function<Child, CompletableFuture<Void>> stage) throws StartFailure {
         long deadline = System.nanoTime() + NODE_START.toNanos();
         for (Child c : starting) {
             try {
-                c.ready().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                stage.apply(c).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
                 throw new StartFailure("node " + c.number() + " (sip:" + c.sip() + ") did not start within "
                         + NODE_START.toSeconds() + " s");

@@ -1,15 +1,18 @@
 package org.p2psip.servlet.cli;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
@@ -18,8 +21,10 @@ import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.store.DataDir;
 import org.p2psip.servlet.node.FrontNode;
+import org.p2psip.servlet.node.NodeReadiness;
 import org.p2psip.servlet.node.NodeSettings;
 import org.p2psip.servlet.node.NodeStartException;
+import org.p2psip.servlet.node.NodeWarmup;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.servlet.node.TrustSettings;
 import org.p2psip.core.tls.TlsListener;
@@ -209,6 +214,15 @@ final class NodeCommand implements Callable<Integer> {
                     + "socket when the node is overloaded. Default: ${DEFAULT-VALUE}.")
     int sipThreads = NodeSettings.DEFAULT_SIP_THREADS;
 
+    @Option(names = "--warm-up", paramLabel = "N",
+            description = "REGISTER flows the node runs through a throwaway copy of itself (same JVM, the local "
+                    + "backend, a port of its own) before it says it is ready: a fresh JVM answers its first thousands "
+                    + "of requests from cold code, late enough for phones to retransmit and give up. Until then the "
+                    + "node answers OPTIONS with 503 and P2psip-Ready: no (the balancer sends it nothing), GET /ready "
+                    + "on --metrics and --admin with 503, and has not printed its 'listening' line. At most "
+                    + "30 s; 0 starts cold. Default: ${DEFAULT-VALUE}.")
+    int warmUp = NodeWarmup.DEFAULT_FLOWS;
+
     @Mixin
     ProtectionOptions protection = new ProtectionOptions();
 
@@ -219,9 +233,10 @@ final class NodeCommand implements Callable<Integer> {
     public Integer call() {
         logLevel.apply(spec);
         NodeSettings settings = settings();
+        NodeReadiness readiness = NodeReadiness.warming(jvmStartNanos());
         FrontNode node;
         try {
-            node = FrontNode.start(settings);
+            node = FrontNode.start(settings, readiness);
         } catch (NodeStartException e) {
             OneLineErrors.print(spec.commandLine(), e.getMessage());
             return OneLineErrors.FAILURE;
@@ -231,18 +246,34 @@ final class NodeCommand implements Callable<Integer> {
             node.close();
             stopped.countDown();
         }, "p2psip-shutdown"));
-        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}{}{}", node.sipAddress(),
+        if (warmUp > 0) {
+            LOG.info("p2psip node started on sip:{} dht={}; warming up before it takes load", node.sipAddress(),
+                    node.dhtName());
+        }
+        NodeWarmup.Report front = NodeWarmup.run(settings, warmUp);
+        NodeWarmup.Report overlay = NodeWarmup.overlay(node, warmUp / NodeWarmup.OVERLAY_SHARE, NodeWarmup.BUDGET);
+        readiness.markReady(System.nanoTime());
+        String ready = String.format(Locale.ROOT, " ready in %.1f s", readiness.timeToReady().orElseThrow()
+                .toMillis() / 1000.0) + (front.flows() == 0 ? "" : " (warm-up: " + front.describe() + ", "
+                + overlay.flows() + " through the DHT in " + overlay.seconds() + ")");
+        LOG.info("p2psip node listening on sip:{} (udp, tcp){}{} dht={} domains={} auth={}{}{}{}{}", node.sipAddress(),
                 advertise == null ? "" : " bound to " + sip,
                 node.tlsAddress().map(a -> " sips:" + a + " (tls)").orElse(""), node.dhtName(),
                 node.servedDomains().domains(), auth, node.adminAddress().map(a -> " admin=" + a).orElse(""),
                 node.metricsAddress().map(a -> " metrics=http://" + a + "/metrics").orElse(""),
-                settings.accounting().map(a -> " acct=" + a.database().redacted()).orElse(""));
+                settings.accounting().map(a -> " acct=" + a.database().redacted()).orElse(""), ready);
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** When this JVM started, on the {@link System#nanoTime} scale: time to ready counts the JVM's own start. */
+    private static long jvmStartNanos() {
+        long sinceStartMillis = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
+        return System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, sinceStartMillis));
     }
 
     private Optional<TlsListener> tls() {
@@ -269,6 +300,9 @@ final class NodeCommand implements Callable<Integer> {
         if (replicas == 1 && !bootstrap.isEmpty()) {
             LOG.warn("--replicas 1 in an overlay of several nodes: if a node crashes, the phones it held stay "
                     + "unreachable until they re-register; --replicas 2 survives any one crash");
+        }
+        if (warmUp < 0) {
+            throw new ParameterException(spec.commandLine(), "--warm-up must be 0 (none) or more REGISTER flows");
         }
         if (sipThreads < 1 || sipThreads > 256) {
             throw new ParameterException(spec.commandLine(), "--sip-threads must be between 1 and 256");

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -37,7 +38,9 @@ import com.sun.net.httpserver.HttpServer;
  * {@code GET /metrics} answers 200 with the text format (a node's is
  * {@link PrometheusText} and {@link ProcessMetricsText}); {@code GET /} the
  * status page, a self-contained HTML page whose script draws
- * {@code GET /status.json} ({@link StatusPage}), sampled here once a second.
+ * {@code GET /status.json} ({@link StatusPage}), sampled here once a second;
+ * {@code GET /ready} 200 once the node (or balancer) is ready for its share
+ * of the load and 503 before, for supervisors and orchestrators.
  * Any other path is 404, any other method than GET or HEAD 405, and a
  * scrape that fails 500. Unauthenticated and read-only, like every
  * Prometheus target: bind it where only the monitoring can reach it.
@@ -48,6 +51,7 @@ public final class MetricsServer implements AutoCloseable {
     static final String PATH = "/metrics";
     static final String PAGE = "/";
     static final String STATUS = "/status.json";
+    static final String READY = "/ready";
     private static final String TEXT = "text/plain; charset=utf-8";
     private static final String HTML = "text/html; charset=utf-8";
     private static final String JSON = "application/json; charset=utf-8";
@@ -58,9 +62,11 @@ public final class MetricsServer implements AutoCloseable {
     private final Supplier<String> scrape;
     private final StatusPage page;
     private final String html;
+    private final BooleanSupplier ready;
 
     private MetricsServer(HttpServer server, ScheduledExecutorService thread, Supplier<String> scrape, StatusPage page,
-                          String html) {
+                          String html, BooleanSupplier ready) {
+        this.ready = ready;
         this.server = server;
         this.thread = thread;
         this.scrape = scrape;
@@ -93,8 +99,24 @@ public final class MetricsServer implements AutoCloseable {
     public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
                                       Supplier<Optional<AccountingCounts>> accounting) throws IOException {
+        return start(address, dht, latencies, overloadRejections, traffic, page, accounting, () -> true,
+                Optional::empty);
+    }
+
+    /**
+     * As {@link #start(HostPort, Dht, DhtLatencies, LongSupplier, SipTraffic, StatusPage, Supplier)} for a
+     * node that warms up before it says it is ready.
+     *
+     * @param ready       whether the node is ready, answered at {@code GET /ready} and exported
+     * @param timeToReady how long the node took to become ready; empty while it is not
+     */
+    public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
+                                      LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
+                                      Supplier<Optional<AccountingCounts>> accounting, BooleanSupplier ready,
+                                      Supplier<Optional<Duration>> timeToReady) throws IOException {
         return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic)
-                + accounting.get().map(PrometheusText::accounting).orElse(""), page);
+                + accounting.get().map(PrometheusText::accounting).orElse("")
+                + PrometheusText.readiness(ready.getAsBoolean(), timeToReady.get()), page, ready);
     }
 
     /**
@@ -116,6 +138,17 @@ public final class MetricsServer implements AutoCloseable {
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
     public static MetricsServer start(HostPort address, Supplier<String> scrape, StatusPage page) throws IOException {
+        return start(address, scrape, page, () -> true);
+    }
+
+    /**
+     * As {@link #start(HostPort, Supplier, StatusPage)}, answering {@code GET /ready} with 200 when
+     * {@code ready} says so and 503 before: what a supervisor or an orchestrator's readiness probe asks.
+     *
+     * @throws IOException when the host does not resolve or the port cannot be bound
+     */
+    public static MetricsServer start(HostPort address, Supplier<String> scrape, StatusPage page,
+                                      BooleanSupplier ready) throws IOException {
         // Resolved here so an unknown host fails as one, not as an unresolved-address bind error.
         InetAddress host = InetAddress.getByName(address.host());
         HttpServer http = HttpServer.create(new InetSocketAddress(host, address.port()), 16);
@@ -126,7 +159,7 @@ public final class MetricsServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        MetricsServer metrics = new MetricsServer(http, thread, scrape, page, pageHtml());
+        MetricsServer metrics = new MetricsServer(http, thread, scrape, page, pageHtml(), ready);
         http.createContext("/", metrics::handle);
         http.setExecutor(thread);
         thread.scheduleAtFixedRate(metrics::sample, 0, SAMPLE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
@@ -169,14 +202,18 @@ public final class MetricsServer implements AutoCloseable {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
             String method = exchange.getRequestMethod();
-            if (!PATH.equals(path) && !PAGE.equals(path) && !STATUS.equals(path)) {
+            if (!PATH.equals(path) && !PAGE.equals(path) && !STATUS.equals(path) && !READY.equals(path)) {
                 reply(exchange, 404, TEXT, "no " + path + "; metrics are at " + PATH + ", the status page at " + PAGE
-                        + "\n");
+                        + ", readiness at " + READY + "\n");
             } else if (!"GET".equals(method) && !"HEAD".equals(method)) {
                 exchange.getResponseHeaders().set("Allow", "GET, HEAD");
                 reply(exchange, 405, TEXT, "no " + method + " " + path + "; only GET and HEAD\n");
             } else if (PAGE.equals(path)) {
                 reply(exchange, 200, HTML, html);
+            } else if (READY.equals(path)) {
+                exchange.getResponseHeaders().set("Cache-Control", "no-store");
+                boolean now = ready.getAsBoolean();
+                reply(exchange, now ? 200 : 503, TEXT, now ? "ready\n" : "warming up\n");
             } else {
                 String text;
                 try {

@@ -2,8 +2,10 @@ package org.p2psip.servlet.metrics;
 
 import static org.p2psip.core.metrics.ExpositionText.family;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.p2psip.core.metrics.DhtLatencySeries;
 import org.p2psip.core.metrics.ExpositionText;
@@ -41,6 +43,8 @@ final class PrometheusText {
     static final String REQUEST_DURATION = "p2psip_sip_request_duration_seconds";
     static final String OWNED_SHARE = "p2psip_dht_owned_key_share";
     static final String KNOWN_PEERS = "p2psip_dht_known_peers";
+    static final String READY = "p2psip_node_ready";
+    static final String TIME_TO_READY = "p2psip_node_time_to_ready_seconds";
     static final String ACCT_WRITTEN = "p2psip_acct_records_written_total";
     static final String ACCT_DROPPED = "p2psip_acct_records_dropped_total";
     static final String ACCT_PENDING = "p2psip_acct_records_pending";
@@ -119,6 +123,22 @@ final class PrometheusText {
         StringBuilder b = new StringBuilder(160);
         family(b, KNOWN_PEERS, "gauge", "Other overlay members this node knows now.");
         return b.append(KNOWN_PEERS).append(' ').append(peers).append('\n').toString();
+    }
+
+    /**
+     * The readiness families: {@value #READY} is 1 once the node has joined
+     * its overlay and warmed up, 0 before; {@value #TIME_TO_READY}, from
+     * the process's start of the node to then, once it is ready.
+     */
+    static String readiness(boolean ready, Optional<Duration> timeToReady) {
+        StringBuilder b = new StringBuilder(400);
+        family(b, READY, "gauge", "1 once the node has joined its overlay and warmed up and takes its share of load.");
+        b.append(READY).append(' ').append(ready ? 1 : 0).append('\n');
+        if (timeToReady.isPresent()) {
+            family(b, TIME_TO_READY, "gauge", "Seconds from the node's start to ready: joining the overlay and warming up.");
+            b.append(TIME_TO_READY).append(' ').append(seconds(timeToReady.get().toNanos())).append('\n');
+        }
+        return b.toString();
     }
 
     /**

@@ -112,13 +112,15 @@ public final class FrontNode implements AutoCloseable {
     private final DhtLatencies latencies;
     private final Optional<MetricsServer> metrics;
     private final Optional<BufferedJdbcSink> accounting;
+    private final NodeReadiness readiness;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private FrontNode(HostPort sipAddress, String dhtName, SipStackImpl stack, SipProvider provider, Dht dht,
                       LocationService locations, EdgeGuards guards, String stackName,
                       ExecutorService completions, ServedDomains domains, CredentialStore credentials, Proxy proxy,
                       Optional<AdminServer> admin, DhtLatencies latencies, Optional<MetricsServer> metrics,
-                      Optional<AccessLog> accessLog, Optional<BufferedJdbcSink> accounting) {
+                      Optional<AccessLog> accessLog, Optional<BufferedJdbcSink> accounting, NodeReadiness readiness) {
+        this.readiness = readiness;
         this.sipAddress = sipAddress;
         this.accounting = accounting;
         this.accessLog = accessLog;
@@ -146,6 +148,17 @@ public final class FrontNode implements AutoCloseable {
      *                            host or backend, DHT that would not start
      */
     public static FrontNode start(NodeSettings settings) throws NodeStartException {
+        return start(settings, NodeReadiness.immediately(System.nanoTime()));
+    }
+
+    /**
+     * Starts a node whose readiness is {@code readiness}: one made
+     * {@link NodeReadiness#warming} answers OPTIONS and {@code GET /ready}
+     * with 503 until its starter marks it ready.
+     *
+     * @throws NodeStartException as {@link #start(NodeSettings)}
+     */
+    public static FrontNode start(NodeSettings settings, NodeReadiness readiness) throws NodeStartException {
         JainSipLogging.install();
         InetAddress address;
         try {
@@ -196,7 +209,7 @@ public final class FrontNode implements AutoCloseable {
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
                 metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic, self.hostPort(),
-                        Optional.ofNullable(accountingSink));
+                        Optional.ofNullable(accountingSink), readiness);
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -234,16 +247,17 @@ public final class FrontNode implements AutoCloseable {
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions,
                     accounting);
             OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
-                    trust.recordRoute().flatMap(FrontNode::resolved), domains);
+                    trust.recordRoute().flatMap(FrontNode::resolved), domains, readiness);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings,
-                        new AdminView(self.hostPort(), dht, locations, traffic));
+                        new AdminView(self.hostPort(), dht, locations, traffic), readiness);
             }
             stack.start();
             return new FrontNode(self.hostPort(), backend.name(), stack, provider, dht, locations, guards,
                     stackName, completions, domains, credentials, proxy, Optional.ofNullable(admin), latencies,
-                    Optional.ofNullable(metrics), Optional.ofNullable(accessLog), Optional.ofNullable(accountingSink));
+                    Optional.ofNullable(metrics), Optional.ofNullable(accessLog), Optional.ofNullable(accountingSink),
+                    readiness);
         } catch (NodeStartException e) {
             stopPartial(stack, admin, metrics, accessLog, accountingSink, dht, completions, stackName);
             throw e;
@@ -293,13 +307,15 @@ public final class FrontNode implements AutoCloseable {
     }
 
     private static AdminServer startAdmin(HostPort address, byte[] secret, ServedDomains domains,
-                                          CredentialStore credentials, NodeSettings settings, AdminView view)
+                                          CredentialStore credentials, NodeSettings settings, AdminView view,
+                                          NodeReadiness readiness)
             throws NodeStartException {
         if (settings.trust().clusterSecret().isEmpty()) {
             throw new NodeStartException("the admin endpoint needs the cluster secret to authenticate its clients");
         }
         try {
-            return AdminServer.start(address, secret, domains, credentials, settings.clock(), view);
+            return AdminServer.start(address, secret, domains, credentials, settings.clock(), view,
+                    readiness::isReady);
         } catch (IOException e) {
             throw new NodeStartException("cannot serve the admin endpoint on " + address + ": " + oneLine(e), e);
         }
@@ -316,12 +332,13 @@ public final class FrontNode implements AutoCloseable {
     }
 
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
-                                              SipTraffic traffic, HostPort sip, Optional<BufferedJdbcSink> accounting)
+                                              SipTraffic traffic, HostPort sip, Optional<BufferedJdbcSink> accounting,
+                                              NodeReadiness readiness)
             throws NodeStartException {
         try {
             return MetricsServer.start(address, dht, latencies, guards::shed, traffic,
                     new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()),
-                    () -> accounting.map(BufferedJdbcSink::counts));
+                    () -> accounting.map(BufferedJdbcSink::counts), readiness::isReady, readiness::timeToReady);
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }
@@ -419,6 +436,16 @@ public final class FrontNode implements AutoCloseable {
     /** The accounting counters, if the node accounts calls. */
     public Optional<AccountingCounts> accountingCounts() {
         return accounting.map(BufferedJdbcSink::counts);
+    }
+
+    /** The values this node's part of the DHT holds (bindings, users, nonce counts). */
+    public long storedEntries() {
+        return dht.storedEntries();
+    }
+
+    /** Whether the node is ready for its share of the load, and since when. */
+    public NodeReadiness readiness() {
+        return readiness;
     }
 
     /** Requests the proxy sent on, one per branch. */

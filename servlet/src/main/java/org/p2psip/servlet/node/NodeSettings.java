@@ -148,6 +148,11 @@ public record NodeSettings(HostPort sip, String dht, Optional<HostPort> overlay,
                 clock, trust, protection, newTls, advertise, metrics, accessLog, dataDir, accounting);
     }
 
+    public NodeSettings withSipThreads(int threads) {
+        return new NodeSettings(sip, dht, overlay, bootstrap, replicas, dhtOptions, policy, dhtTimeout, threads,
+                clock, trust, protection, tls, advertise, metrics, accessLog, dataDir, accounting);
+    }
+
     /** The DHT's view of these settings, for the node actually bound at {@code boundSip}. */
     DhtConfig dhtConfig(HostPort boundSip) {
         return new DhtConfig(boundSip, overlay, bootstrap, replicas, clock, dhtOptions, dataDir);

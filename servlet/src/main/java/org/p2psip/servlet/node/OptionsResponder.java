@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import javax.sip.InvalidArgumentException;
 import javax.sip.ServerTransaction;
 import javax.sip.address.SipURI;
 import javax.sip.header.Header;
@@ -39,26 +40,36 @@ import org.p2psip.servlet.sip.SipEndpoint;
  * {@value HealthChecker#ALIASES}), so that the balancer canonicalises an
  * AOR to the key the registrar files it under ({@code alice@<balancer-ip>}
  * is {@code alice@example.com}).
+ *
+ * <p>Until the node is ready ({@link NodeReadiness}) every OPTIONS to it is
+ * answered {@code 503} with Retry-After (RFC 3261 §21.5.4) and
+ * {@value HealthChecker#READY}{@code : no}, which the balancer reads as "alive but send
+ * nothing yet"; a 503 without it is a node shedding load, which stays in.
  */
 final class OptionsResponder {
 
     static final String ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, REGISTER";
     /** RFC 3327 Path and, behind an edge proxy that keeps the flows, RFC 5626 outbound. */
     static final List<String> SUPPORTED = List.of("path", "outbound");
+    /** Seconds a client is asked to wait before it asks a node that is warming up again. */
+    static final int WARMING_RETRY_AFTER = 2;
 
 
     private final SipEndpoint sip;
     private final Supplier<Optional<KeyRangeSet>> owned;
     private final Optional<InetSocketAddress> balancer;
     private final ServedDomains domains;
+    private final NodeReadiness readiness;
 
     /**
      * @param owned    the DHT's {@code ownedRanges}
      * @param balancer where the balancer's probes come from; empty: the ranges are told to no one
      * @param domains  what the registrar serves, told to the balancer with the ranges
+     * @param readiness whether the node is ready for its share of the load
      */
     OptionsResponder(SipEndpoint sip, Supplier<Optional<KeyRangeSet>> owned, Optional<InetSocketAddress> balancer,
-                     ServedDomains domains) {
+                     ServedDomains domains, NodeReadiness readiness) {
+        this.readiness = readiness;
         this.sip = sip;
         this.owned = owned;
         this.balancer = balancer;
@@ -98,6 +109,13 @@ final class OptionsResponder {
                 sip.send(st, r);
                 return;
             }
+            if (!readiness.isReady()) {
+                Response warming = sip.response(Response.SERVICE_UNAVAILABLE, request, "Warming Up");
+                warming.setHeader(sip.headers().createRetryAfterHeader(WARMING_RETRY_AFTER));
+                warming.setHeader(sip.headers().createHeader(HealthChecker.READY, "no"));
+                sip.send(st, warming);
+                return;
+            }
             Response ok = sip.response(Response.OK, request, null);
             ok.setHeader(sip.headers().createAllowHeader(ALLOW));
             ok.setHeader(sip.headers().createAcceptHeader("application", "sdp"));
@@ -117,7 +135,7 @@ final class OptionsResponder {
                 }
             }
             sip.send(st, ok);
-        } catch (ParseException e) {
+        } catch (ParseException | InvalidArgumentException e) {
             sip.reply(st, request, Response.SERVER_INTERNAL_ERROR, null);
         }
     }

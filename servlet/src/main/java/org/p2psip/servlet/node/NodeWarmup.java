@@ -1,0 +1,211 @@
+package org.p2psip.servlet.node;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.p2psip.core.auth.UserCredentials;
+import org.p2psip.core.guard.SourceLimits;
+import org.p2psip.core.location.AddressOfRecord;
+import org.p2psip.core.location.Binding;
+import org.p2psip.core.location.ContactSpec;
+import org.p2psip.core.location.LocationService;
+import org.p2psip.core.location.RegisterOutcome;
+import org.p2psip.core.location.RegisterRequest;
+import org.p2psip.core.net.HostPort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a node's request path hot before the node says it is ready.
+ *
+ * <p>A fresh JVM answers its first few thousand REGISTERs from interpreted
+ * code while the JIT compiler, on the same cores, compiles them: measured
+ * here, a 3-node cluster answered a fifth of its first 5,000 REGISTERs at
+ * 300/s after more than 500 ms (past a UA's first retransmission, RFC 3261
+ * Timer E), and the same cluster took 1,000/s without one a few seconds later.
+ * Compiled code belongs to the classes, not to one stack, so a throwaway node
+ * in the same JVM — the same SIP stack, registrar and digest code, on the
+ * {@code local} backend and a port of its own — is driven with REGISTER
+ * flows ({@link WarmupLoad}) and closed, and the real node's store never sees
+ * a warm-up user.
+ *
+ * <p>That leaves the backend: a chord or kademlia node's lookups, its RPC
+ * client and its peers' servers, a hazelcast member's entry operations, were
+ * as cold as the SIP stack (the same cluster, its front paths warm, still
+ * answered its first second at 300/s after half a second on average, and did
+ * not once the overlay had carried 3,000 REGISTERs). So the node then runs
+ * registrations through its own location service on the real DHT
+ * ({@link #overlay}): the reads and conditional writes of a REGISTER, each
+ * followed by its removal, for AORs of a name of this node's own, spread over
+ * the key space as users' are. A warm-up binding lives for the milliseconds
+ * between its write and its removal.
+ */
+public final class NodeWarmup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeWarmup.class);
+
+    /** REGISTER flows a node runs before it is ready, unless told otherwise. */
+    public static final int DEFAULT_FLOWS = 20_000;
+    /** The longest a warm-up may take, whatever is left of its flows: a busy machine must still start. */
+    public static final Duration BUDGET = Duration.ofSeconds(30);
+    /** One overlay flow (five DHT operations) for this many front flows. */
+    public static final int OVERLAY_SHARE = 4;
+    private static final int AORS = 500;
+    private static final int WINDOW = 32;
+
+    /** How a warm-up went. */
+    public record Report(int flows, int ok, int refused, int lost, Duration took) {
+
+        /** One line for the start log: "20000 REGISTER flows in 3.1 s". */
+        public String describe() {
+            String failed = refused + lost == 0 ? "" : " (" + (refused + lost) + " not answered 200)";
+            return flows + " REGISTER flows in " + seconds() + failed;
+        }
+
+        /** How long it took, as "3.1 s". */
+        public String seconds() {
+            return String.format(Locale.ROOT, "%.1f s", took.toMillis() / 1000.0);
+        }
+    }
+
+    private NodeWarmup() {
+    }
+
+    /**
+     * Warms up with {@code flows} REGISTER flows (at most {@link #BUDGET})
+     * through a throwaway node built like {@code real}: the same
+     * authentication and digest algorithms and SIP threads, bound to the same
+     * host on a port of its own. Best effort: a warm-up that cannot start
+     * logs why and reports nothing run, and the node starts cold.
+     */
+    public static Report run(NodeSettings real, int flows) {
+        if (flows <= 0) {
+            return new Report(0, 0, 0, 0, Duration.ZERO);
+        }
+        long start = System.nanoTime();
+        HostPort bind = new HostPort(warmupHost(real.sip().host()), 0);
+        NodeSettings throwaway = NodeSettings.local(bind)
+                .withTrust(TrustSettings.DEFAULT.withAuthRequired(real.trust().authRequired())
+                        .withAlgorithms(real.trust().algorithms()))
+                .withProtection(real.protection().withSources(SourceLimits.OFF, Set.of()))
+                .withSipThreads(real.sipThreads());
+        FrontNode node;
+        try {
+            node = FrontNode.start(throwaway);
+        } catch (NodeStartException e) {
+            LOG.warn("no warm-up ({}); the node starts cold", e.getMessage());
+            return new Report(0, 0, 0, 0, Duration.ofNanos(System.nanoTime() - start));
+        }
+        try {
+            String domain = node.servedDomains().domains().get(0);
+            Optional<String> password = Optional.empty();
+            if (real.trust().authRequired()) {
+                password = Optional.of("warmup");
+                List<UserCredentials> users = new ArrayList<>(AORS);
+                for (int k = 0; k < AORS; k++) {
+                    users.add(UserCredentials.fromPassword(new AddressOfRecord(WarmupLoad.user(k), domain, OptionalInt.empty()),
+                            password.get()));
+                }
+                node.credentials().putAll(users).get(10, TimeUnit.SECONDS);
+            }
+            HostPort at = node.sipAddress();
+            WarmupLoad load = new WarmupLoad(new InetSocketAddress(at.host(), at.port()), domain, password, AORS,
+                    WINDOW);
+            WarmupLoad.Result r = load.run(flows, BUDGET);
+            return new Report(r.started(), r.ok(), r.refused(), r.lost(), Duration.ofNanos(System.nanoTime() - start));
+        } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {
+            LOG.warn("the warm-up stopped early: {}", e.toString());
+            return new Report(0, 0, 0, 0, Duration.ofNanos(System.nanoTime() - start));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Report(0, 0, 0, 0, Duration.ofNanos(System.nanoTime() - start));
+        } finally {
+            // The RI's stop sleeps a second; the node is ready without waiting for it.
+            Thread closer = new Thread(node::close, "p2psip-warmup-close");
+            closer.setDaemon(true);
+            closer.start();
+        }
+    }
+
+    /**
+     * Registers and removes {@code flows} bindings of reserved AORs
+     * ({@code p2psip-warmup-RANDOM-K} in the node's default domain) through
+     * {@code node}'s location service, at most {@link #WINDOW} at once and
+     * for at most {@code budget}, and looks up as many unknown users, as
+     * the digest check does. Best effort, as {@link #run}.
+     */
+    public static Report overlay(FrontNode node, int flows, Duration budget) {
+        long start = System.nanoTime();
+        if (flows <= 0) {
+            return new Report(0, 0, 0, 0, Duration.ZERO);
+        }
+        long deadline = start + budget.toNanos();
+        String domain = node.servedDomains().domains().get(0);
+        String tag = Long.toHexString(new SecureRandom().nextLong() & 0xffff_ffffL);
+        HostPort self = node.sipAddress();
+        LocationService locations = node.locationService();
+        Semaphore window = new Semaphore(WINDOW);
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        int started = 0;
+        try {
+            for (int k = 0; k < flows && System.nanoTime() < deadline; k++) {
+                if (!window.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+                started++;
+                AddressOfRecord aor = new AddressOfRecord("p2psip-warmup-" + tag + "-" + k, domain,
+                        OptionalInt.empty());
+                String callId = "warmup-" + tag + "-" + k;
+                ContactSpec contact = new ContactSpec("sip:" + aor.user() + "@" + self, OptionalLong.empty(),
+                        Binding.Q_UNSPECIFIED, Map.of());
+                locations.register(new RegisterRequest(aor, List.of(contact), OptionalLong.of(60), callId, 1,
+                                List.of(), self, "UDP"))
+                        .thenCompose(added -> locations.register(new RegisterRequest(aor, List.of(contact),
+                                OptionalLong.of(0), callId, 2, List.of(), self, "UDP")))
+                        .thenCompose(removed -> node.credentials().find(aor).thenApply(none -> removed))
+                        .whenComplete((removed, error) -> {
+                            if (error == null && removed instanceof RegisterOutcome.Accepted) {
+                                ok.incrementAndGet();
+                            } else {
+                                refused.incrementAndGet();
+                            }
+                            window.release();
+                        });
+            }
+            // The last flows finish (or fail) within the DHT's own timeouts; waiting for them keeps the
+            // node's first real requests from queueing behind the warm-up's.
+            window.tryAcquire(WINDOW, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        int done = ok.get() + refused.get();
+        return new Report(started, ok.get(), refused.get(), started - done, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** The node's own host, or loopback when it binds every interface. */
+    private static String warmupHost(String host) {
+        try {
+            return InetAddress.getByName(host).isAnyLocalAddress() ? "127.0.0.1" : host;
+        } catch (UnknownHostException e) {
+            return "127.0.0.1";
+        }
+    }
+}
