@@ -43,6 +43,7 @@ import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
 import org.p2psip.servlet.node.NodeWarmup;
+import org.p2psip.servlet.node.WarmupLoad;
 import org.p2psip.servlet.node.ProtectionSettings;
 import org.p2psip.core.tls.SelfSignedTls;
 import org.p2psip.core.tls.TlsListener;
@@ -85,6 +86,8 @@ final class ClusterCommand implements Callable<Integer> {
     static final String READY_TEXT = "listening on sip:";
     /** What a node prints once it has joined its overlay, before it warms up. */
     static final String STARTED_TEXT = "started on sip:";
+    /** Requests a second the balancer's warm-up sends: well under its default per-source limit (5,000/s). */
+    private static final int BALANCER_WARMUP_RATE = 2_000;
     /** A node's TLS port is its SIP port plus this: clear of the SIP, balancer and 5061-style TLS ports. */
     static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
@@ -299,6 +302,7 @@ final class ClusterCommand implements Callable<Integer> {
             if (tlsFiles != null) {
                 out.println("p2psip cluster: TLS certificate " + tlsFiles.certificate() + " (clients trust this)");
             }
+            warmBalancer(out);
             out.println("p2psip cluster ready: " + nodeCount + " node" + (nodeCount == 1 ? "" : "s")
                     + " behind sip:" + balancer.address() + " domains=" + servedDomains() + " auth=" + auth
                     + String.format(Locale.ROOT, " (in %.1f s)", (System.nanoTime() - startNanos) / 1e9));
@@ -462,6 +466,36 @@ final class ClusterCommand implements Callable<Integer> {
 
     private HostPort nodeSip(int number) {
         return new HostPort(nodeHost(number), sip.port() + number);
+    }
+
+    /**
+     * Runs the balancer's UDP and TCP paths hot before the cluster says it
+     * is ready: REGISTER queries (no Contact, so nothing is written) for
+     * AORs of the default domain, through the balancer to the nodes and back,
+     * paced under the balancer's own per-source limit since the warm-up shares
+     * its source address with the phones and load generators of this host.
+     * A node answers each with 200 or, where it authenticates, 401. Best
+     * effort: what fails is said and the cluster starts anyway.
+     */
+    private void warmBalancer(PrintWriter out) {
+        if (warmUp == 0) {
+            return;
+        }
+        HostPort at = balancer.address();
+        InetSocketAddress target = new InetSocketAddress(at.host(), at.port());
+        String domain = servedDomains().get(0);
+        try {
+            WarmupLoad.Result udp = new WarmupLoad(target, domain, Optional.empty(), 500, 32, true,
+                    BALANCER_WARMUP_RATE).run(warmUp / 4, NodeWarmup.BUDGET);
+            WarmupLoad.Result tcp = new WarmupLoad(target, domain, Optional.empty(), 500, 8, true,
+                    BALANCER_WARMUP_RATE).runTcp(warmUp / 10, NodeWarmup.BUDGET);
+            out.println("p2psip cluster: balancer warmed up with " + udp.started() + " UDP and " + tcp.started()
+                    + " TCP REGISTER queries (" + (udp.lost() + tcp.lost()) + " unanswered)");
+        } catch (IOException e) {
+            out.println("p2psip cluster: the balancer's warm-up stopped early: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private List<String> servedDomains() {

@@ -127,7 +127,7 @@ public final class NodeWarmup {
             }
             HostPort at = node.sipAddress();
             WarmupLoad load = new WarmupLoad(new InetSocketAddress(at.host(), at.port()), domain, password, AORS,
-                    WINDOW);
+                    WINDOW, false, 0);
             WarmupLoad.Result r = load.run(flows, BUDGET);
             return new Report(r.started(), r.ok(), r.refused(), r.lost(), Duration.ofNanos(System.nanoTime() - start));
         } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {

@@ -1,17 +1,26 @@
 package org.p2psip.servlet.node;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import org.p2psip.core.auth.DigestChallenge;
 
@@ -32,13 +41,33 @@ import org.p2psip.core.auth.DigestChallenge;
  * @param target   the node's UDP address
  * @param domain   the domain the AORs are in (the node's served domain)
  * @param password every AOR's password when the node authenticates; empty when it does not
- * @param aors     how many distinct AORs the flows cycle through
- * @param window   how many flows are in flight at most
+ * <p>A fetch-only load sends REGISTERs without a Contact (RFC 3261 §10.3
+ * step 6: a query, answered with the bindings there are) and writes
+ * nothing: it warms a path in front of a real store (a balancer and its
+ * nodes) without leaving a trace in it.
+ *
+ * @param target    the node's (or balancer's) address
+ * @param domain    the domain the AORs are in (the node's served domain)
+ * @param password  every AOR's password when the node authenticates; empty: a challenge ends the flow
+ * @param aors      how many distinct AORs the flows cycle through
+ * @param window    how many flows are in flight at most (over TCP: how many connections)
+ * @param fetchOnly whether the REGISTERs only query (no Contact), writing nothing
+ * @param perSecond most flows begun per second; 0: as many as the window allows. An element that limits
+ *                  each source's rate (the balancer's, Kamailio's pike) would otherwise ban the address the
+ *                  warm-up shares with the phones or a load generator on the same host
  */
-record WarmupLoad(InetSocketAddress target, String domain, Optional<String> password, int aors, int window) {
+public record WarmupLoad(InetSocketAddress target, String domain, Optional<String> password, int aors, int window,
+                         boolean fetchOnly, int perSecond) {
 
-    /** How a run went. */
-    record Result(int started, int ok, int refused, int lost, Duration took) {
+    /**
+     * How a run went.
+     *
+     * @param started flows begun
+     * @param ok      flows answered 2xx
+     * @param refused flows answered with another final status (a challenge a fetch-only load does not answer)
+     * @param lost    flows not answered within a second, or whose connection failed
+     */
+    public record Result(int started, int ok, int refused, int lost, Duration took) {
     }
 
     /** The user part of AOR {@code k}, so the node's store can be given their credentials. */
@@ -48,9 +77,12 @@ record WarmupLoad(InetSocketAddress target, String domain, Optional<String> pass
 
     private static final long LOST_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
 
-    WarmupLoad {
+    public WarmupLoad {
         if (aors < 1 || window < 1 || window > aors) {
             throw new IllegalArgumentException("need 1 <= window <= aors, not window " + window + " aors " + aors);
+        }
+        if (perSecond < 0) {
+            throw new IllegalArgumentException("the rate must be 0 (unpaced) or positive, not " + perSecond);
         }
     }
 
@@ -71,7 +103,7 @@ record WarmupLoad(InetSocketAddress target, String domain, Optional<String> pass
      * Runs flows until {@code flows} have ended or {@code budget} is spent,
      * whichever is first.
      */
-    Result run(int flows, Duration budget) throws IOException {
+    public Result run(int flows, Duration budget) throws IOException {
         long start = System.nanoTime();
         long deadline = start + budget.toNanos();
         int[] nextCSeq = new int[aors];
@@ -85,7 +117,7 @@ record WarmupLoad(InetSocketAddress target, String domain, Optional<String> pass
             socket.setSoTimeout(20);
             String local = hostPort(socket);
             while (System.nanoTime() < deadline && (started < flows || !inFlight.isEmpty())) {
-                while (started < flows && inFlight.size() < window) {
+                while (started < flows && inFlight.size() < window && due(started, start)) {
                     int k = started % aors;
                     if (inFlight.containsKey(callId(k, local))) {
                         break;
@@ -136,27 +168,130 @@ record WarmupLoad(InetSocketAddress target, String domain, Optional<String> pass
     }
 
     private void send(DatagramSocket socket, Flow f, String local, DigestChallenge challenge) throws IOException {
+        byte[] bytes = request(f, local, challenge, "UDP");
+        f.sentAt = System.nanoTime();
+        socket.send(new DatagramPacket(bytes, bytes.length, target));
+    }
+
+    /**
+     * Runs flows over TCP, one connection per window slot and one flow at a
+     * time on each, until {@code flows} have ended or {@code budget} is spent.
+     */
+    public Result runTcp(int flows, Duration budget) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + budget.toNanos();
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger ok = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger lost = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < window; c++) {
+            int connection = c;
+            Thread t = new Thread(() -> {
+                try (Socket socket = new Socket()) {
+                    socket.connect(target, 2_000);
+                    socket.setSoTimeout(1_000);
+                    socket.setTcpNoDelay(true);
+                    String local = hostPort(socket.getLocalAddress().getHostAddress(), socket.getLocalPort());
+                    InputStream in = new BufferedInputStream(socket.getInputStream());
+                    OutputStream out = socket.getOutputStream();
+                    int[] cseq = new int[aors];
+                    int n;
+                    while (System.nanoTime() < deadline && (n = next.getAndIncrement()) < flows) {
+                        long wait = dueAt(n, start) - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        }
+                        // Each connection keeps to its own AORs, so no two flows of one AOR overlap.
+                        int k = (n / window * window + connection) % aors;
+                        cseq[k] += 2;
+                        Flow f = new Flow(k, cseq[k] - 1);
+                        out.write(request(f, local, null, "TCP"));
+                        String answer = readMessage(in);
+                        if (status(answer) == 401 && password.isPresent()) {
+                            Optional<DigestChallenge> challenge =
+                                    DigestChallenge.parse(header(answer, "www-authenticate", null));
+                            if (challenge.isPresent()) {
+                                f.cseq++;
+                                out.write(request(f, local, challenge.get(), "TCP"));
+                                answer = readMessage(in);
+                            }
+                        }
+                        (status(answer) / 100 == 2 ? ok : refused).incrementAndGet();
+                    }
+                } catch (IOException e) {
+                    lost.incrementAndGet();
+                }
+            }, "p2psip-warmup-tcp-" + c);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 2_000));
+        }
+        int started = Math.min(next.get(), flows);
+        return new Result(started, ok.get(), refused.get(), started - ok.get() - refused.get(),
+                Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Whether flow {@code n} may begin now under the rate: flow n is due n/perSecond seconds after the start. */
+    private boolean due(int n, long start) {
+        return System.nanoTime() - dueAt(n, start) >= 0;
+    }
+
+    private long dueAt(int n, long start) {
+        return perSecond == 0 ? start : start + n * 1_000_000_000L / perSecond;
+    }
+
+    /** One final response from a stream: its head up to the blank line and a body of its Content-Length. */
+    private static String readMessage(InputStream in) throws IOException {
+        while (true) {
+            StringBuilder head = new StringBuilder(512);
+            int b;
+            while ((b = in.read()) >= 0) {
+                head.append((char) b);
+                int n = head.length();
+                if (n >= 4 && head.charAt(n - 1) == '\n' && head.charAt(n - 2) == '\r' && head.charAt(n - 3) == '\n'
+                        && head.charAt(n - 4) == '\r') {
+                    break;
+                }
+            }
+            if (b < 0) {
+                throw new IOException("connection closed");
+            }
+            String text = head.toString().stripLeading();
+            String length = header(text, "content-length", "l");
+            int body = length.isEmpty() ? 0 : Integer.parseInt(length);
+            in.readNBytes(body);
+            if (status(text) >= 200) {
+                return text;
+            }
+        }
+    }
+
+    private byte[] request(Flow f, String local, DigestChallenge challenge, String transport) {
         String user = user(f.k);
         String uri = "sip:" + domain;
         StringBuilder m = new StringBuilder(640)
                 .append("REGISTER ").append(uri).append(" SIP/2.0\r\n")
-                .append("Via: SIP/2.0/UDP ").append(local).append(";branch=z9hG4bK-warmup-").append(f.k).append('-')
+                .append("Via: SIP/2.0/").append(transport).append(' ').append(local).append(";branch=z9hG4bK-warmup-").append(f.k).append('-')
                 .append(f.cseq).append(";rport\r\n")
                 .append("Max-Forwards: 70\r\n")
                 .append("From: <sip:").append(user).append('@').append(domain).append(">;tag=w").append(f.k).append("\r\n")
                 .append("To: <sip:").append(user).append('@').append(domain).append(">\r\n")
                 .append("Call-ID: ").append(callId(f.k, local)).append("\r\n")
-                .append("CSeq: ").append(f.cseq).append(" REGISTER\r\n")
-                .append("Contact: <sip:").append(user).append('@').append(local).append(">\r\n")
-                .append("Expires: 3600\r\n");
+                .append("CSeq: ").append(f.cseq).append(" REGISTER\r\n");
+        if (!fetchOnly) {
+            m.append("Contact: <sip:").append(user).append('@').append(local).append(">\r\n")
+                    .append("Expires: 3600\r\n");
+        }
         if (challenge != null) {
             m.append("Authorization: ").append(challenge.answer(user, password.orElseThrow(), "REGISTER", uri, 1,
                     "w" + f.cseq)).append("\r\n");
         }
         m.append("User-Agent: p2psip warm-up\r\nContent-Length: 0\r\n\r\n");
-        byte[] bytes = m.toString().getBytes(StandardCharsets.UTF_8);
-        f.sentAt = System.nanoTime();
-        socket.send(new DatagramPacket(bytes, bytes.length, target));
+        return m.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static String callId(int k, String local) {
@@ -164,8 +299,11 @@ record WarmupLoad(InetSocketAddress target, String domain, Optional<String> pass
     }
 
     private static String hostPort(DatagramSocket socket) {
-        String host = socket.getLocalAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getLocalPort();
+        return hostPort(socket.getLocalAddress().getHostAddress(), socket.getLocalPort());
+    }
+
+    private static String hostPort(String host, int port) {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
     /** The status code of a response's status line; 0 for a request or garbage. */
