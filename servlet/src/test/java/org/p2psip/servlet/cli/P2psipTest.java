@@ -219,7 +219,7 @@ class P2psipTest {
     }
 
     @Test
-    void nodeProcessLogsOneListeningLineServesAndStopsOnSigterm() throws Exception {
+    void nodeProcessSaysStartedThenReadyOnceWarmServesAndStopsOnSigterm() throws Exception {
         int port = FreePorts.udpAndTcp();
         Path logback = Path.of(P2psipTest.class.getResource("/logback.xml").toURI());
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -241,8 +241,12 @@ class P2psipTest {
         reader.start();
         try {
             String first = lines.poll(30, TimeUnit.SECONDS);
-            assertTrue(first != null && first.contains("p2psip node listening on sip:127.0.0.1:" + port + " (udp, tcp) dht=local"),
+            assertTrue(first != null && first.contains("p2psip node started on sip:127.0.0.1:" + port + " dht=local"),
                     String.valueOf(first));
+            String second = lines.poll(60, TimeUnit.SECONDS);
+            assertTrue(second != null && second.contains("p2psip node listening on sip:127.0.0.1:" + port
+                    + " (udp, tcp) dht=local") && second.contains(" ready in ") && second.contains("warm-up: "),
+                    "the line operators wait for comes once the node has warmed up: " + second);
 
             try (UdpPeer peer = new UdpPeer()) {
                 String self = "sip:127.0.0.1:" + port;
