@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Sixteen node processes of an overlay backend on 127.0.0.1, as an operator
  * would run them, with three copies of every binding and SIPp used as
  * written (one request per AOR, no retries by the test): 1,000 REGISTERs of
- * distinct AORs 30 s after the last node listens, none may fail; a graceful
+ * distinct AORs once the last node says it is ready, none may fail; a graceful
  * leave and a join; then the two nodes that share the most keys — next to
  * each other on the ring for chord, nearest by XOR for kademlia, so that
  * for the keys between them only the third copy is left — SIGKILLed at
@@ -48,9 +48,8 @@ class OverlayProcessKillTest {
     void aLeaveAJoinAndTwoSimultaneousKillsOfNeighboursLoseNoBinding(String dht) throws Exception {
         try (OverlayNodes nodes = new OverlayNodes(dht, 3, Optional.of(DOMAIN))) {
             OverlayNodes.Member seed = nodes.startAll(NODES);
-            // The scenario: load once sixteen JVMs on two cores have compiled their hot code and the overlay
-            // has settled.
-            TimeUnit.SECONDS.sleep(30);
+            // The scenario: load once every node says it is ready (joined and warmed up), as an operator's
+            // supervisor would send it.
             Path csv = OverlayNodes.domainAors(work, "kill", AORS, DOMAIN);
             Sipp.Result registered = OverlayNodes.sippOnce(work, csv, "register-domain.xml", seed, "register",
                     AORS, 200);

@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@code --data-dir}, {@code --flush-ms 500}). SIPp registers distinct AORs
  * for an hour, then a few hundred more for ten seconds; once the flush
  * interval has passed since the last answer, every node is SIGKILLed at
- * once and all are started again on the same ports and directories. One
- * fetch per AOR (no retries) must then find every hour-long binding, and
+ * once and all are started again on the same ports and directories. Once
+ * every node says it is ready again, one fetch per AOR (no retries) must
+ * find every hour-long binding, and
  * none of the ten-second ones, which expired while the nodes were down.
  * CI registers 5,000 AORs; {@code -Drestart.aors=50000} runs the issue's
  * full count, {@code -Drestart.rate=N} registers and fetches at N a second
@@ -44,7 +45,6 @@ class RestartFromDiskTest {
     private static final int SHORT_AORS = 300;
     private static final int SHORT_EXPIRES = 10;
     private static final long FLUSH_MS = 500;
-    private static final int SETTLE_SECONDS = 10;
     private static final int FETCH_RATE = RATE;
     private static final Pattern RECEIVED = Pattern.compile("received 'SIP/2\\.0 (\\d{3})");
     private static final Pattern ANSWERED = Pattern.compile("200 <-+\\s+(?:E-RTD1\\s+)?(\\d+)");
@@ -89,9 +89,8 @@ class RestartFromDiskTest {
                 m.process().awaitOutput("listening", Duration.ofSeconds(180));
             }
             double restartSeconds = (System.nanoTime() - down) / 1e9;
-            // Phones come back over their refresh intervals, not all in the first second: the fetch starts once
-            // the restarted JVMs had a moment, at the pace of OverlayProcessKillTest's.
-            TimeUnit.SECONDS.sleep(SETTLE_SECONDS);
+            // Each node says 'listening' once it has joined and warmed up: the fetch starts then, as a
+            // supervisor would send traffic, at the pace of OverlayProcessKillTest's.
 
             Sipp.Result found = OverlayNodes.sippOnce(work, hour, "fetch-domain.xml", again.get(1), "fetch", AORS,
                     FETCH_RATE);

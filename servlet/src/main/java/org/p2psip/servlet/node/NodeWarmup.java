@@ -66,9 +66,18 @@ public final class NodeWarmup {
     /** The longest a warm-up may take, whatever is left of its flows: a busy machine must still start. */
     public static final Duration BUDGET = Duration.ofSeconds(30);
     /** One overlay flow (five DHT operations) for this many front flows. */
-    public static final int OVERLAY_SHARE = 4;
+    public static final int OVERLAY_SHARE = 10;
     private static final int AORS = 500;
     private static final int WINDOW = 32;
+    /**
+     * Overlay flows in flight at once: each is five DHT operations, and on a
+     * machine where many nodes warm up together they all land on the same
+     * overlay, so fewer than the front's.
+     */
+    private static final int OVERLAY_WINDOW = 4;
+    /** The overlay is taken to carry requests once this many flows in a row succeeded, each within the bound. */
+    static final int HEALTHY_FLOWS = 50;
+    static final Duration HEALTHY_BOUND = Duration.ofMillis(250);
 
     /** How a warm-up went. */
     public record Report(int flows, int ok, int refused, int lost, Duration took) {
@@ -145,11 +154,17 @@ public final class NodeWarmup {
     }
 
     /**
-     * Registers and removes {@code flows} bindings of reserved AORs
+     * Registers and removes at least {@code flows} bindings of reserved AORs
      * ({@code p2psip-warmup-RANDOM-K} in the node's default domain) through
-     * {@code node}'s location service, at most {@link #WINDOW} at once and
-     * for at most {@code budget}, and looks up as many unknown users, as
-     * the digest check does. Best effort, as {@link #run}.
+     * {@code node}'s location service, at most {@link #OVERLAY_WINDOW} at
+     * once, and looks up as many unknown users, as the digest check does;
+     * then goes on until the last {@link #HEALTHY_FLOWS} flows in a row
+     * succeeded within {@link #HEALTHY_BOUND} ({@link HealthyStreak}), for
+     * at most {@code budget} in all. A node that joins a ring still moving
+     * ranges to its joiners (sixteen JVMs starting at once on two cores
+     * answered "not the owner" for ten seconds after each had run its
+     * flows) is not ready until the ring carries its requests again. Best
+     * effort, as {@link #run}.
      */
     public static Report overlay(FrontNode node, int flows, Duration budget) {
         long start = System.nanoTime();
@@ -161,12 +176,13 @@ public final class NodeWarmup {
         String tag = Long.toHexString(new SecureRandom().nextLong() & 0xffff_ffffL);
         HostPort self = node.sipAddress();
         LocationService locations = node.locationService();
-        Semaphore window = new Semaphore(WINDOW);
+        Semaphore window = new Semaphore(OVERLAY_WINDOW);
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
+        HealthyStreak streak = new HealthyStreak(HEALTHY_FLOWS, HEALTHY_BOUND.toNanos());
         int started = 0;
         try {
-            for (int k = 0; k < flows && System.nanoTime() < deadline; k++) {
+            for (int k = 0; (k < flows || !streak.reached()) && System.nanoTime() < deadline; k++) {
                 if (!window.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     break;
                 }
@@ -174,6 +190,7 @@ public final class NodeWarmup {
                 AddressOfRecord aor = new AddressOfRecord("p2psip-warmup-" + tag + "-" + k, domain,
                         OptionalInt.empty());
                 String callId = "warmup-" + tag + "-" + k;
+                long began = System.nanoTime();
                 ContactSpec contact = new ContactSpec("sip:" + aor.user() + "@" + self, OptionalLong.empty(),
                         Binding.Q_UNSPECIFIED, Map.of());
                 locations.register(new RegisterRequest(aor, List.of(contact), OptionalLong.of(60), callId, 1,
@@ -182,17 +199,15 @@ public final class NodeWarmup {
                                 OptionalLong.of(0), callId, 2, List.of(), self, "UDP")))
                         .thenCompose(removed -> node.credentials().find(aor).thenApply(none -> removed))
                         .whenComplete((removed, error) -> {
-                            if (error == null && removed instanceof RegisterOutcome.Accepted) {
-                                ok.incrementAndGet();
-                            } else {
-                                refused.incrementAndGet();
-                            }
+                            boolean accepted = error == null && removed instanceof RegisterOutcome.Accepted;
+                            (accepted ? ok : refused).incrementAndGet();
+                            streak.record(accepted, System.nanoTime() - began);
                             window.release();
                         });
             }
             // The last flows finish (or fail) within the DHT's own timeouts; waiting for them keeps the
             // node's first real requests from queueing behind the warm-up's.
-            window.tryAcquire(WINDOW, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            window.tryAcquire(OVERLAY_WINDOW, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
