@@ -15,8 +15,10 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.SchedulingLag;
 import org.p2psip.core.overlay.TimeoutSuspicion;
 import org.p2psip.core.store.HeldValueLog;
 import org.p2psip.core.store.WriteBehindValues;
@@ -40,6 +42,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Conditional writes run at the owner and pass the first replica's
  *       fence ({@link FencedWrites}); callers reach the owner through
  *       {@link KeyRouter}, which retries and counts lookup hops.</li>
+ *   <li>The owner thread measures its own lag ({@link LagMonitor}); a peer's
+ *       timeouts while it lagged do not count against the peer.</li>
  *   <li>A node that leaves gracefully hands its keys to its successor first.
  *       Expired values are purged every round.</li>
  * </ul>
@@ -48,6 +52,12 @@ public final class ChordDht implements Dht {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChordDht.class);
     private static final Duration LEAVE_BOUND = Duration.ofSeconds(2);
+    /** How often the owner thread's lag is sampled. */
+    private static final Duration LAG_TICK = Duration.ofMillis(200);
+    /** A tick later than 1/n of the RPC timeout is lag; less is a busy thread's ordinary jitter. */
+    private static final int LAG_TOLERANCE_DIVISOR = 20;
+    /** How long a span of lag is remembered: well past any suspicion window. */
+    private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
 
     private final OverlayRuntime runtime;
     private final int replicas;
@@ -57,6 +67,8 @@ public final class ChordDht implements Dht {
     private final KeyStore store;
     private final RangeCustody custody;
     private final LookupStats stats = new LookupStats();
+    /** How far behind the owner thread has been: a peer's timeout while it was is no evidence against the peer. */
+    private final SchedulingLag lag;
     private final Optional<WriteBehindValues> disk;
     private final Peer selfPeer;
     private OverlayTransport transport;
@@ -93,6 +105,7 @@ public final class ChordDht implements Dht {
         disk.ifPresent(d -> d.recovered().forEach(store::restore));
         this.custody = new RangeCustody(state, replicas);
         this.selfPeer = peerOf(self);
+        this.lag = new SchedulingLag(options.rpcTimeout().toNanos() / LAG_TOLERANCE_DIVISOR, LAG_HORIZON.toNanos());
     }
 
     /** Wires the transport in once it is bound (the transport's handler is this node). */
@@ -103,7 +116,8 @@ public final class ChordDht implements Dht {
         // consecutive maintenance rounds, however many of this node's calls were waiting on it at once.
         Duration suspicionWindow = options.stabilizeEvery().plus(options.rpcTimeout())
                 .multipliedBy(TimeoutSuspicion.TIMEOUTS - 1);
-        this.maintenance = new RingMaintenance(state, client, owner.executor(), suspicionWindow, runtime.nanos());
+        this.maintenance = new RingMaintenance(state, client, owner.executor(),
+                new TimeoutSuspicion<>(suspicionWindow, options.rpcTimeout(), lag), runtime.nanos());
         FencedWrites writes = new FencedWrites(state, custody, store, client, owner, runtime.clock());
         this.router = new KeyRouter(state, maintenance, custody, writes, client, owner, runtime.clock(),
                 runtime.nanos(), options.operationTimeout(), replicas, stats);
@@ -152,6 +166,7 @@ public final class ChordDht implements Dht {
         // Standing still longer than a round plus a peer's timeout, this node may have been taken for dead.
         owner.watchForStalls(options.stabilizeEvery().plus(options.rpcTimeout()), this::stalled);
         owner.every(options.stabilizeEvery(), this::round);
+        new LagMonitor(runtime.owner(), runtime.nanos(), LAG_TICK, lag).start();
     }
 
     /**
@@ -255,6 +270,12 @@ public final class ChordDht implements Dht {
     @Override
     public List<Peer> knownPeers() {
         return known;
+    }
+
+    /** Successors, predecessors and fingers forgotten because their calls kept timing out. */
+    @Override
+    public long peersWrittenOff() {
+        return maintenance == null ? 0 : maintenance.peersWrittenOff();
     }
 
     // ---- introspection -------------------------------------------------------------------------
