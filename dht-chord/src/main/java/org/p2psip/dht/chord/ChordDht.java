@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -18,8 +19,10 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.PeerWindows;
 import org.p2psip.core.overlay.SchedulingLag;
 import org.p2psip.core.overlay.TimeoutSuspicion;
+import org.p2psip.core.overlay.WindowedTransport;
 import org.p2psip.core.store.HeldValueLog;
 import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
@@ -42,6 +45,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Conditional writes run at the owner and pass the first replica's
  *       fence ({@link FencedWrites}); callers reach the owner through
  *       {@link KeyRouter}, which retries and counts lookup hops.</li>
+ *   <li>Calls to each peer are bounded by an AIMD window
+ *       ({@link WindowedTransport}); a call beyond it fails at once and is
+ *       retried, and condemns nobody.</li>
  *   <li>The owner thread measures its own lag ({@link LagMonitor}); a peer's
  *       timeouts while it lagged do not count against the peer.</li>
  *   <li>A node that leaves gracefully hands its keys to its successor first.
@@ -111,7 +117,11 @@ public final class ChordDht implements Dht {
     /** Wires the transport in once it is bound (the transport's handler is this node). */
     void attach(OverlayTransport transport) {
         this.transport = transport;
-        this.client = new ChordClient(transport, options.rpcTimeout());
+        // Ring maintenance must reach a slow peer to tell it from a dead one, so it passes a full window.
+        PeerWindows<HostPort> windows = new PeerWindows<>(PeerWindows.INITIAL, PeerWindows.MIN, PeerWindows.MAX,
+                options.rpcTimeout().toNanos());
+        this.client = new ChordClient(new WindowedTransport(transport, windows, Set.of(ChordWire.NEIGHBOURS,
+                ChordWire.NOTIFY, ChordWire.PING, ChordWire.LEAVING), runtime.nanos()), options.rpcTimeout());
         // A peer whose calls time out is dead once that has gone on for as long as it would over
         // consecutive maintenance rounds, however many of this node's calls were waiting on it at once.
         Duration suspicionWindow = options.stabilizeEvery().plus(options.rpcTimeout())

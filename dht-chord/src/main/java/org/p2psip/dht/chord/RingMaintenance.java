@@ -387,9 +387,13 @@ public final class RingMaintenance {
      * node forgotten for that leaves the ring short of a member and its range
      * served twice, which is worse than waiting a few seconds longer for a
      * node that is really gone but still holds its port. A timeout while this
-     * node itself lags is excused by the suspicion.
+     * node itself lags is excused by the suspicion, and a call this node held
+     * back unsent ({@link RingRpc#heldBack}) says nothing of the peer at all.
      */
     private boolean dead(NodeRef node, Throwable error) {
+        if (rpc.heldBack(error)) {
+            return false;
+        }
         if (!rpc.inconclusive(error)) {
             suspicion.forgotten(node);
             if (knows(node)) {

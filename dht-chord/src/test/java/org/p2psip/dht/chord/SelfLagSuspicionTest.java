@@ -87,4 +87,12 @@ class SelfLagSuspicionTest {
         assertEquals(BigInteger.valueOf(50), successor());
         assertEquals(0, node.peersWrittenOff(), "a refusal is no silence");
     }
+
+    @Test
+    void callsHeldBackByAFullWindowWriteNobodyOff() {
+        net.heldBack(SimulatedNetwork.address(30), true);
+        stabilizeEachSecondFor(10);
+        assertEquals(BigInteger.valueOf(30), successor());
+        assertEquals(0, node.peersWrittenOff());
+    }
 }

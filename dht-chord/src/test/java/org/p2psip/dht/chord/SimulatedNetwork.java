@@ -30,6 +30,7 @@ public final class SimulatedNetwork implements RingRpc {
     private final Map<HostPort, RingMaintenance> nodes = new LinkedHashMap<>();
     private final Map<HostPort, RingMaintenance> crashed = new LinkedHashMap<>();
     private final Set<HostPort> slow = new HashSet<>();
+    private final Set<HostPort> held = new HashSet<>();
     private long messages;
 
     public SimulatedNetwork(IdSpace space, int successorListLength) {
@@ -78,6 +79,29 @@ public final class SimulatedNetwork implements RingRpc {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
         return cause instanceof TimedOut;
+    }
+
+    /** The caller's calls to the node are held back unsent, as a full window holds them. */
+    public void heldBack(HostPort address, boolean held) {
+        if (held) {
+            this.held.add(address);
+        } else {
+            this.held.remove(address);
+        }
+    }
+
+    @Override
+    public boolean heldBack(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof HeldBack;
+    }
+
+    /** What the caller of a held-back node sees. */
+    private static final class HeldBack extends RuntimeException {
+        HeldBack(HostPort node) {
+            super("calls to " + node + " held back", null, false, false);
+        }
     }
 
     /** What a slow node's callers see. */
@@ -155,10 +179,13 @@ public final class SimulatedNetwork implements RingRpc {
     private RingState at(NodeRef node) {
         messages++;
         RingMaintenance m = nodes.get(node.overlay());
-        return m == null || slow.contains(node.overlay()) ? null : m.state();
+        return m == null || slow.contains(node.overlay()) || held.contains(node.overlay()) ? null : m.state();
     }
 
     private <T> CompletableFuture<T> unanswered(NodeRef node) {
+        if (held.contains(node.overlay())) {
+            return CompletableFuture.failedFuture(new HeldBack(node.overlay()));
+        }
         return CompletableFuture.failedFuture(slow.contains(node.overlay()) && nodes.containsKey(node.overlay())
                 ? new TimedOut(node.overlay())
                 : new IllegalStateException(node.overlay() + " does not answer"));
@@ -180,7 +207,8 @@ public final class SimulatedNetwork implements RingRpc {
     public CompletableFuture<Void> notify(NodeRef node, NodeRef candidate) {
         messages++;
         RingMaintenance m = nodes.get(node.overlay());
-        return m == null || slow.contains(node.overlay()) ? unanswered(node) : m.notified(candidate);
+        return m == null || slow.contains(node.overlay()) || held.contains(node.overlay()) ? unanswered(node)
+                : m.notified(candidate);
     }
 
     @Override

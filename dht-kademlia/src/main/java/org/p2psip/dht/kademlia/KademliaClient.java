@@ -179,7 +179,8 @@ final class KademliaClient {
 
     /**
      * Sends a request and keeps the routing table honest: an answer counts
-     * as having seen the peer, silence (not a refusal) strikes it.
+     * as having seen the peer, silence strikes it; an error answer or a
+     * request held back unsent ({@code WindowedTransport}) does neither.
      */
     private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload, Duration timeout) {
         OverlayTransport t = transport;
@@ -187,7 +188,8 @@ final class KademliaClient {
             if (error == null) {
                 observe(peer);
             } else if (OwnerThread.unwrap(error) instanceof OverlayException o
-                    && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
+                    && o.reason() != OverlayException.Reason.REMOTE_ERROR
+                    && o.reason() != OverlayException.Reason.BACKED_OFF) {
                 strike(peer, "type " + type, error);
             }
         }, owner::run);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,7 +17,9 @@ import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.PeerWindows;
 import org.p2psip.core.overlay.SchedulingLag;
+import org.p2psip.core.overlay.WindowedTransport;
 import org.p2psip.core.store.HeldValueLog;
 import org.p2psip.core.store.WriteBehindValues;
 
@@ -35,7 +38,9 @@ import org.p2psip.core.store.WriteBehindValues;
  *       node, which stores them at the replicas by prepare and commit
  *       ({@link WriteCoordinator}); each replica's side of that rule is its
  *       {@link ReplicaStore}.</li>
- *   <li>Peers' requests are served by {@link KademliaServer}.</li>
+ *   <li>Peers' requests are served by {@link KademliaServer}. Requests to
+ *       each peer are bounded by an AIMD window ({@link WindowedTransport});
+ *       one beyond it fails at once and strikes nobody.</li>
  *   <li>All mutable state belongs to one {@link OwnerThread}; all time and
  *       the one seeded randomness come from the {@link OverlayRuntime}.</li>
  * </ul>
@@ -112,7 +117,10 @@ public final class KademliaDht implements Dht {
     }
 
     void attach(OverlayTransport transport) {
-        client.attach(transport);
+        // PINGs tell a slow contact from a dead one, so they pass a full window.
+        PeerWindows<HostPort> windows = new PeerWindows<>(PeerWindows.INITIAL, PeerWindows.MIN, PeerWindows.MAX,
+                options.rpcTimeout().toNanos());
+        client.attach(new WindowedTransport(transport, windows, Set.of(KademliaWire.PING), runtime.nanos()));
     }
 
     Contact contact() {
