@@ -77,14 +77,14 @@ public final class SchedulingLag {
     }
 
     /**
-     * The longest this node's loop has stayed behind within the horizon
-     * before {@code nowNanos}, the tick overdue now included; zero when it
-     * kept up.
+     * The longest this node's loop has stayed behind in a span that ended
+     * within {@code withinNanos} before {@code nowNanos} (at most the
+     * horizon), the tick overdue now included; zero when it kept up.
      */
-    public synchronized long recentLagNanos(long nowNanos) {
+    public synchronized long recentLagNanos(long nowNanos, long withinNanos) {
         long worst = pending && nowNanos - dueNanos > toleranceNanos ? nowNanos - dueNanos : 0;
         for (Behind b : spans) {
-            if (nowNanos - b.toNanos() <= horizonNanos) {
+            if (nowNanos - b.toNanos() <= Math.min(withinNanos, horizonNanos)) {
                 worst = Math.max(worst, b.toNanos() - b.fromNanos());
             }
         }

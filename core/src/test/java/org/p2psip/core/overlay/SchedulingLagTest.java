@@ -19,7 +19,7 @@ class SchedulingLagTest {
         lag.due(100 * MS);
         lag.ran(140 * MS);
         assertEquals(0, lag.behindNanos(0, 1_000 * MS));
-        assertEquals(0, lag.recentLagNanos(1_000 * MS));
+        assertEquals(0, lag.recentLagNanos(1_000 * MS, 10_000 * MS));
     }
 
     @Test
@@ -29,14 +29,15 @@ class SchedulingLagTest {
         assertEquals(600 * MS, lag.behindNanos(0, 1_000 * MS));
         assertEquals(200 * MS, lag.behindNanos(500 * MS, 1_000 * MS), "only the part inside the interval");
         assertEquals(0, lag.behindNanos(700 * MS, 2_000 * MS));
-        assertEquals(600 * MS, lag.recentLagNanos(1_000 * MS));
+        assertEquals(600 * MS, lag.recentLagNanos(1_000 * MS, 10_000 * MS));
+        assertEquals(0, lag.recentLagNanos(1_000 * MS, 200 * MS), "it ended 300 ms ago");
     }
 
     @Test
     void aTickStillOverdueCountsUpToNow() {
         lag.due(100 * MS);
         assertEquals(400 * MS, lag.behindNanos(0, 500 * MS));
-        assertEquals(400 * MS, lag.recentLagNanos(500 * MS));
+        assertEquals(400 * MS, lag.recentLagNanos(500 * MS, 0));
     }
 
     @Test
@@ -46,7 +47,7 @@ class SchedulingLagTest {
         lag.due(20_000 * MS);
         lag.ran(20_000 * MS);
         assertEquals(0, lag.behindNanos(0, 20_000 * MS));
-        assertEquals(0, lag.recentLagNanos(20_000 * MS));
+        assertEquals(0, lag.recentLagNanos(20_000 * MS, 60_000 * MS));
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.HandOverPacing;
 import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
@@ -49,7 +50,9 @@ import org.slf4j.LoggerFactory;
  *       ({@link WindowedTransport}); a call beyond it fails at once and is
  *       retried, and condemns nobody.</li>
  *   <li>The owner thread measures its own lag ({@link LagMonitor}); a peer's
- *       timeouts while it lagged do not count against the peer.</li>
+ *       timeouts while it lagged do not count against the peer, and ranges
+ *       move a page at a time, pausing while it lags
+ *       ({@link HandOverPacing}).</li>
  *   <li>A node that leaves gracefully hands its keys to its successor first.
  *       Expired values are purged every round.</li>
  * </ul>
@@ -64,6 +67,8 @@ public final class ChordDht implements Dht {
     private static final int LAG_TOLERANCE_DIVISOR = 20;
     /** How long a span of lag is remembered: well past any suspicion window. */
     private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
+    /** How long after a spell of lag ends the pages of a range moving still pause. */
+    private static final Duration PACING_RECENT = Duration.ofSeconds(5);
 
     private final OverlayRuntime runtime;
     private final int replicas;
@@ -132,7 +137,8 @@ public final class ChordDht implements Dht {
         this.router = new KeyRouter(state, maintenance, custody, writes, client, owner, runtime.clock(),
                 runtime.nanos(), options.operationTimeout(), replicas, stats);
         this.mover = new KeyMover(state, custody, store, client, maintenance, writes, owner, runtime.clock(),
-                options.maxPayloadBytes(), router::forgetRoutes);
+                options.maxPayloadBytes(), router::forgetRoutes,
+                new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)), runtime.nanos());
         this.server = new ChordServer(state, maintenance, custody, store, writes, mover, owner);
         maintenance.onChange(s -> mover.ringChanged());
     }

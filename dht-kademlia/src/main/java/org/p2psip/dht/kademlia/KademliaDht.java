@@ -14,6 +14,7 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.HandOverPacing;
 import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
@@ -59,6 +60,8 @@ public final class KademliaDht implements Dht {
     private static final int LAG_TOLERANCE_DIVISOR = 20;
     /** How long a span of lag is remembered: well past any suspicion window. */
     private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
+    /** How long after a spell of lag ends republishing still pauses between its batches. */
+    private static final Duration PACING_RECENT = Duration.ofSeconds(5);
     /** How far behind the owner thread has been. */
     private final SchedulingLag lag;
     private final IdSpace space = IdSpace.SHA1;
@@ -113,7 +116,8 @@ public final class KademliaDht implements Dht {
         this.server = new KademliaServer(space, self, options.k(), table, health, store, client, coordinator, owner,
                 runtime);
         this.maintenance = new KademliaMaintenance(space, self, options, table, health, store, client, lookups,
-                coordinator, owner, runtime, random);
+                coordinator, owner, runtime, random,
+                new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)));
     }
 
     void attach(OverlayTransport transport) {
