@@ -82,6 +82,18 @@ public interface Dht extends AutoCloseable {
     }
 
     /**
+     * How many times this node has taken another member for dead because it
+     * stopped answering (its calls timed out), since the node started: the
+     * verdicts that can be wrong, as a loaded node may be slow, not gone. A
+     * member that refused a connection is not counted. Zero for a backend
+     * that leaves failure detection to something else. Cheap, never blocks;
+     * for a node's metrics, where a live peer written off shows as a rise.
+     */
+    default long peersWrittenOff() {
+        return 0;
+    }
+
+    /**
      * Leaves the overlay and frees its resources; idempotent. Calls made
      * after it complete exceptionally with {@link IllegalStateException}.
      */

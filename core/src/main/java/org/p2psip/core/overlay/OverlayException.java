@@ -6,8 +6,13 @@ package org.p2psip.core.overlay;
  */
 public class OverlayException extends RuntimeException {
 
-    /** How it failed, so callers can tell a slow peer from a refusing one. */
-    public enum Reason { TIMEOUT, UNREACHABLE, REMOTE_ERROR, CLOSED }
+    /**
+     * How it failed, so callers can tell a slow peer from a refusing one.
+     * {@code BACKED_OFF}: never sent, because as many requests to the peer
+     * were already in flight as its window allows ({@link WindowedTransport});
+     * it says nothing about the peer's health and may be retried.
+     */
+    public enum Reason { TIMEOUT, UNREACHABLE, REMOTE_ERROR, CLOSED, BACKED_OFF }
 
     private final Reason reason;
 

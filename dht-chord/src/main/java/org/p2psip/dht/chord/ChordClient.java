@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 
 import org.p2psip.core.overlay.OverlayException;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.WindowedTransport;
 
 /**
  * One typed method per Chord message, over the authenticated overlay
@@ -79,6 +80,11 @@ final class ChordClient implements RingRpc {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
         return cause instanceof OverlayException o && o.reason() == OverlayException.Reason.TIMEOUT;
+    }
+
+    @Override
+    public boolean heldBack(Throwable failure) {
+        return WindowedTransport.backedOff(failure);
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -15,9 +16,14 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.HandOverPacing;
+import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.PeerWindows;
+import org.p2psip.core.overlay.SchedulingLag;
 import org.p2psip.core.overlay.TimeoutSuspicion;
+import org.p2psip.core.overlay.WindowedTransport;
 import org.p2psip.core.store.HeldValueLog;
 import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
@@ -40,6 +46,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Conditional writes run at the owner and pass the first replica's
  *       fence ({@link FencedWrites}); callers reach the owner through
  *       {@link KeyRouter}, which retries and counts lookup hops.</li>
+ *   <li>Calls to each peer are bounded by an AIMD window
+ *       ({@link WindowedTransport}); a call beyond it fails at once and is
+ *       retried, and condemns nobody.</li>
+ *   <li>The owner thread measures its own lag ({@link LagMonitor}); a peer's
+ *       timeouts while it lagged do not count against the peer, and ranges
+ *       move a page at a time, pausing while it lags
+ *       ({@link HandOverPacing}).</li>
  *   <li>A node that leaves gracefully hands its keys to its successor first.
  *       Expired values are purged every round.</li>
  * </ul>
@@ -48,6 +61,14 @@ public final class ChordDht implements Dht {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChordDht.class);
     private static final Duration LEAVE_BOUND = Duration.ofSeconds(2);
+    /** How often the owner thread's lag is sampled. */
+    private static final Duration LAG_TICK = Duration.ofMillis(200);
+    /** A tick later than 1/n of the RPC timeout is lag; less is a busy thread's ordinary jitter. */
+    private static final int LAG_TOLERANCE_DIVISOR = 20;
+    /** How long a span of lag is remembered: well past any suspicion window. */
+    private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
+    /** How long after a spell of lag ends the pages of a range moving still pause. */
+    private static final Duration PACING_RECENT = Duration.ofSeconds(5);
 
     private final OverlayRuntime runtime;
     private final int replicas;
@@ -57,6 +78,8 @@ public final class ChordDht implements Dht {
     private final KeyStore store;
     private final RangeCustody custody;
     private final LookupStats stats = new LookupStats();
+    /** How far behind the owner thread has been: a peer's timeout while it was is no evidence against the peer. */
+    private final SchedulingLag lag;
     private final Optional<WriteBehindValues> disk;
     private final Peer selfPeer;
     private OverlayTransport transport;
@@ -93,22 +116,29 @@ public final class ChordDht implements Dht {
         disk.ifPresent(d -> d.recovered().forEach(store::restore));
         this.custody = new RangeCustody(state, replicas);
         this.selfPeer = peerOf(self);
+        this.lag = new SchedulingLag(options.rpcTimeout().toNanos() / LAG_TOLERANCE_DIVISOR, LAG_HORIZON.toNanos());
     }
 
     /** Wires the transport in once it is bound (the transport's handler is this node). */
     void attach(OverlayTransport transport) {
         this.transport = transport;
-        this.client = new ChordClient(transport, options.rpcTimeout());
+        // Ring maintenance must reach a slow peer to tell it from a dead one, so it passes a full window.
+        PeerWindows<HostPort> windows = new PeerWindows<>(PeerWindows.INITIAL, PeerWindows.MIN, PeerWindows.MAX,
+                options.rpcTimeout().toNanos());
+        this.client = new ChordClient(new WindowedTransport(transport, windows, Set.of(ChordWire.NEIGHBOURS,
+                ChordWire.NOTIFY, ChordWire.PING, ChordWire.LEAVING), runtime.nanos()), options.rpcTimeout());
         // A peer whose calls time out is dead once that has gone on for as long as it would over
         // consecutive maintenance rounds, however many of this node's calls were waiting on it at once.
         Duration suspicionWindow = options.stabilizeEvery().plus(options.rpcTimeout())
                 .multipliedBy(TimeoutSuspicion.TIMEOUTS - 1);
-        this.maintenance = new RingMaintenance(state, client, owner.executor(), suspicionWindow, runtime.nanos());
+        this.maintenance = new RingMaintenance(state, client, owner.executor(),
+                new TimeoutSuspicion<>(suspicionWindow, options.rpcTimeout(), lag), runtime.nanos());
         FencedWrites writes = new FencedWrites(state, custody, store, client, owner, runtime.clock());
         this.router = new KeyRouter(state, maintenance, custody, writes, client, owner, runtime.clock(),
                 runtime.nanos(), options.operationTimeout(), replicas, stats);
         this.mover = new KeyMover(state, custody, store, client, maintenance, writes, owner, runtime.clock(),
-                options.maxPayloadBytes(), router::forgetRoutes);
+                options.maxPayloadBytes(), router::forgetRoutes,
+                new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)), runtime.nanos());
         this.server = new ChordServer(state, maintenance, custody, store, writes, mover, owner);
         maintenance.onChange(s -> mover.ringChanged());
     }
@@ -152,6 +182,7 @@ public final class ChordDht implements Dht {
         // Standing still longer than a round plus a peer's timeout, this node may have been taken for dead.
         owner.watchForStalls(options.stabilizeEvery().plus(options.rpcTimeout()), this::stalled);
         owner.every(options.stabilizeEvery(), this::round);
+        new LagMonitor(runtime.owner(), runtime.nanos(), LAG_TICK, lag).start();
     }
 
     /**
@@ -255,6 +286,12 @@ public final class ChordDht implements Dht {
     @Override
     public List<Peer> knownPeers() {
         return known;
+    }
+
+    /** Successors, predecessors and fingers forgotten because their calls kept timing out. */
+    @Override
+    public long peersWrittenOff() {
+        return maintenance == null ? 0 : maintenance.peersWrittenOff();
     }
 
     // ---- introspection -------------------------------------------------------------------------

@@ -13,8 +13,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
+import org.p2psip.core.overlay.HandOverPacing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +65,8 @@ final class KeyMover {
     private final Clock clock;
     private final int maxPayloadBytes;
     private final Runnable beforeRingChange;
+    private final HandOverPacing pacing;
+    private final LongSupplier nanos;
     /** The range last logged as served, for DEBUG lines on each change. */
     private String lastServing = "";
     /** Nodes that copied a range from here ahead of their join, and when (owner thread). */
@@ -79,6 +84,19 @@ final class KeyMover {
      */
     KeyMover(RingState ring, RangeCustody custody, KeyStore store, ChordClient client, RingMaintenance maintenance,
              FencedWrites writes, OwnerThread owner, Clock clock, int maxPayloadBytes, Runnable beforeRingChange) {
+        this(ring, custody, store, client, maintenance, writes, owner, clock, maxPayloadBytes, beforeRingChange,
+                HandOverPacing.NONE, () -> 0);
+    }
+
+    /**
+     * @param pacing how long to pause between two pages or frames of a range moving, while this node lags
+     * @param nanos  the monotonic clock the pacing runs on
+     */
+    KeyMover(RingState ring, RangeCustody custody, KeyStore store, ChordClient client, RingMaintenance maintenance,
+             FencedWrites writes, OwnerThread owner, Clock clock, int maxPayloadBytes, Runnable beforeRingChange,
+             HandOverPacing pacing, LongSupplier nanos) {
+        this.pacing = pacing;
+        this.nanos = nanos;
         this.ring = ring;
         this.space = ring.space();
         this.custody = custody;
@@ -262,7 +280,8 @@ final class KeyMover {
             Fetched sum = new Fetched(soFar.map(Fetched::whole).orElse(true) && page.whole(), page.successor(),
                     soFar.map(Fetched::mark).orElse(page.mark()));
             return page.next().isPresent()
-                    ? fetchPages(source, from, to, request, page.next(), Optional.of(sum), pagesLeft - 1)
+                    ? paced().thenCompose(v -> fetchPages(source, from, to, request, page.next(), Optional.of(sum),
+                            pagesLeft - 1))
                     : CompletableFuture.completedFuture(sum);
         }, owner.executor());
     }
@@ -440,7 +459,7 @@ final class KeyMover {
     }
 
     private void sendHandBack(NodeRef to, List<StoredEntry> entries, int hopsLeft) {
-        inFrames(entries, batch -> client.handBack(to, batch, hopsLeft)).exceptionally(e -> {
+        pacedFrames(entries, batch -> client.handBack(to, batch, hopsLeft)).exceptionally(e -> {
             LOG.debug("handing {} values back to {} failed: {}", entries.size(), to, e.toString());
             return null;
         });
@@ -474,7 +493,7 @@ final class KeyMover {
     private void pushOwned(List<NodeRef> targets) {
         List<StoredEntry> owned = store.liveWhere(clock.instant(), custody::serves);
         for (NodeRef t : targets) {
-            push(t, owned);
+            pacedFrames(owned, batch -> client.replicate(t, batch, List.of()));
         }
     }
 
@@ -483,17 +502,62 @@ final class KeyMover {
         return inFrames(entries, batch -> client.replicate(to, batch, List.of()));
     }
 
-    /** Sends entries in frames well under the size bound, one {@code send} per frame. */
+    /** Sends entries in frames well under the size bound, one {@code send} per frame, all at once. */
     private CompletableFuture<Void> inFrames(List<StoredEntry> entries,
                                              Function<List<StoredEntry>, CompletableFuture<Void>> send) {
-        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        return CompletableFuture.allOf(frames(entries).stream().map(send).toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Sends entries in frames one after the other, each once the one before
+     * has been answered (or has failed) and after the {@link #paced} pause:
+     * a range handed over in the background takes one frame's room on the
+     * link and at the receiver at a time, not the whole range's. Fails, at
+     * the end, with the first frame's failure, if any.
+     */
+    private CompletableFuture<Void> pacedFrames(List<StoredEntry> entries,
+                                                Function<List<StoredEntry>, CompletableFuture<Void>> send) {
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        boolean first = true;
+        for (List<StoredEntry> frame : frames(entries)) {
+            CompletableFuture<Void> before = first ? chain : chain.thenCompose(v -> paced());
+            first = false;
+            chain = before.thenComposeAsync(v -> send.apply(frame).exceptionally(e -> {
+                failed.compareAndSet(null, e);
+                return null;
+            }), owner.executor());
+        }
+        return chain.thenCompose(v -> failed.get() == null ? CompletableFuture.<Void>completedFuture(null)
+                : CompletableFuture.<Void>failedFuture(failed.get()));
+    }
+
+    /**
+     * Completes on the owner thread after the pause the pacing asks for now,
+     * at once while this node keeps up; fails if the node has closed.
+     */
+    private CompletableFuture<Void> paced() {
+        Duration pause = pacing.pauseAt(nanos.getAsLong());
+        if (pause.isZero()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (!owner.later(pause, () -> done.complete(null))) {
+            done.completeExceptionally(new IllegalStateException("chord node is closed"));
+        }
+        return done;
+    }
+
+    /** Entries in frames well under the size bound. */
+    private List<List<StoredEntry>> frames(List<StoredEntry> entries) {
+        List<List<StoredEntry>> sent = new ArrayList<>();
         List<StoredEntry> batch = new ArrayList<>();
         long bytes = 0;
         long limit = pageBytes();
         for (StoredEntry e : entries) {
             long size = KeyStore.wireSize(e);
             if (!batch.isEmpty() && bytes + size > limit) {
-                sent.add(send.apply(batch));
+                sent.add(batch);
                 batch = new ArrayList<>();
                 bytes = 0;
             }
@@ -501,8 +565,8 @@ final class KeyMover {
             bytes += size;
         }
         if (!batch.isEmpty()) {
-            sent.add(send.apply(batch));
+            sent.add(batch);
         }
-        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+        return sent;
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * fix-fingers, check-predecessor, and iterative lookups that count their
  * hops. Every touch of the state runs on {@code stateExecutor} (the node's
  * owner thread; a direct executor in the simulation), so the state needs no
- * locks. A node that does not answer is treated as dead and forgotten.
+ * locks. A node that refuses is treated as dead and forgotten at once; one
+ * whose calls time out, once its {@link TimeoutSuspicion} condemns it, which
+ * excuses the timeouts this node's own lag explains.
  */
 public final class RingMaintenance {
 
@@ -42,6 +45,7 @@ public final class RingMaintenance {
     private final LongSupplier nanos;
     private final RingRpc rpc;
     private final Executor stateExecutor;
+    private final AtomicLong writtenOff = new AtomicLong();
     private volatile Consumer<RingState> onChange = s -> { };
 
     /** A node that takes a peer for dead after {@value TimeoutSuspicion#TIMEOUTS} timeouts in a row, however close together. */
@@ -55,10 +59,20 @@ public final class RingMaintenance {
      */
     public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor, Duration suspicionWindow,
                            LongSupplier nanos) {
+        this(state, rpc, stateExecutor, new TimeoutSuspicion<>(suspicionWindow), nanos);
+    }
+
+    /**
+     * @param suspicion which peers whose calls time out to take for dead (and whether this node's own lag
+     *                  excuses a timeout)
+     * @param nanos     the monotonic clock it runs on
+     */
+    public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor, TimeoutSuspicion<NodeRef> suspicion,
+                           LongSupplier nanos) {
         this.state = state;
         this.rpc = rpc;
         this.stateExecutor = stateExecutor;
-        this.suspicion = new TimeoutSuspicion<>(suspicionWindow);
+        this.suspicion = suspicion;
         this.nanos = nanos;
     }
 
@@ -372,19 +386,43 @@ public final class RingMaintenance {
      * condemns it otherwise. A starved machine times calls out to live nodes; a
      * node forgotten for that leaves the ring short of a member and its range
      * served twice, which is worse than waiting a few seconds longer for a
-     * node that is really gone but still holds its port.
+     * node that is really gone but still holds its port. A timeout while this
+     * node itself lags is excused by the suspicion, and a call this node held
+     * back unsent ({@link RingRpc#heldBack}) says nothing of the peer at all.
      */
     private boolean dead(NodeRef node, Throwable error) {
+        if (rpc.heldBack(error)) {
+            return false;
+        }
         if (!rpc.inconclusive(error)) {
             suspicion.forgotten(node);
-            LOG.debug("chord node {} takes {} for dead: {}", selfId(), node, error.toString());
+            if (knows(node)) {
+                LOG.info("chord node {} takes {} for dead: it refused ({})", selfId(), node, unwrap(error));
+            }
             return true;
         }
         boolean dead = suspicion.timedOut(node, nanos.getAsLong());
         if (dead) {
-            LOG.debug("chord node {} takes {} for dead after its calls timed out for a while", selfId(), node);
+            // Counted and told whether or not the node was a neighbour: silence is the verdict that can be wrong.
+            writtenOff.incrementAndGet();
+            LOG.info("chord node {} writes {} off: its calls timed out for longer than the suspicion window"
+                    + " while this node kept up ({} written off so far)", selfId(), node, writtenOff.get());
         }
         return dead;
+    }
+
+    /** Whether {@code node} is this node's predecessor, a successor or a finger. */
+    private boolean knows(NodeRef node) {
+        return state.predecessor().map(node::equals).orElse(false) || state.knownNodes().contains(node);
+    }
+
+    /**
+     * How many peers this node has taken for dead because their calls kept
+     * timing out (not because they refused): the verdicts that may be wrong.
+     * Read by any thread.
+     */
+    public long peersWrittenOff() {
+        return writtenOff.get();
     }
 
     /** This node's id as its DEBUG lines name it. */

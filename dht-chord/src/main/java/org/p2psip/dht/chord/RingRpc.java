@@ -32,4 +32,13 @@ public interface RingRpc {
     default boolean inconclusive(Throwable failure) {
         return false;
     }
+
+    /**
+     * Whether a failed call was never sent: this node held it back because
+     * the peer already had as many of its calls in flight as its window
+     * allows ({@code WindowedTransport}). It says nothing about the peer.
+     */
+    default boolean heldBack(Throwable failure) {
+        return false;
+    }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
+import org.p2psip.core.overlay.SchedulingLag;
 import org.p2psip.core.overlay.TimeoutSuspicion;
 
 /**
@@ -23,7 +24,8 @@ import org.p2psip.core.overlay.TimeoutSuspicion;
  * {@link #STRIKES} failed requests in a row, the first and the last at least
  * a window apart ({@link TimeoutSuspicion}, the rule chord's peers follow
  * too), and any message from it clears its count (§2.2: every message is a
- * sign of life). A contact written off is <em>suspected</em> for
+ * sign of life). Timeouts while this node itself lags are excused, and its
+ * lag extends the window. A contact written off is <em>suspected</em> for
  * {@link #SUSPECT_MILLIS}: left out of lookups unless it speaks first, but
  * probed, so both sides of a healed partition find each other again. Suspects still count towards the nodes a read or a
  * write must reach ({@link #othersNeeded}), so a node cut off from the rest
@@ -56,11 +58,22 @@ final class ContactHealth {
      *                     off; zero counts only
      */
     ContactHealth(int replicas, long windowMillis) {
+        this(replicas, windowMillis, 0, null);
+    }
+
+    /**
+     * @param replicas     copies of every key, this node's included
+     * @param windowMillis the least time, this node's own lag left out, from a contact's first failed request in a
+     *                     row to the one that writes it off; zero counts only
+     * @param waitMillis   how long a request waits before it times out
+     * @param lag          this node's own lag, which excuses the timeouts it explains; {@code null} for none
+     */
+    ContactHealth(int replicas, long windowMillis, long waitMillis, SchedulingLag lag) {
         if (replicas < 1) {
             throw new IllegalArgumentException("replicas must be positive, not " + replicas);
         }
         this.replicas = replicas;
-        this.strikes = new TimeoutSuspicion<>(Duration.ofMillis(windowMillis));
+        this.strikes = new TimeoutSuspicion<>(Duration.ofMillis(windowMillis), Duration.ofMillis(waitMillis), lag);
     }
 
     /** The contact spoke: it is neither struck nor suspected any more. */
@@ -70,12 +83,19 @@ final class ContactHealth {
     }
 
     /**
-     * A request to the contact failed at {@code nowMillis}; true when that
+     * A request to the contact failed at {@code nowMillis} ({@code timedOut}:
+     * by a timeout, which this node's own lag may excuse); true when that
      * makes {@link #STRIKES} in a row spanning the window, when the caller
      * forgets it and {@link #suspect suspects} it (its count starts over).
      */
-    boolean strike(BigInteger id, long nowMillis) {
-        return strikes.timedOut(id, TimeUnit.MILLISECONDS.toNanos(nowMillis));
+    boolean strike(BigInteger id, boolean timedOut, long nowMillis) {
+        long now = TimeUnit.MILLISECONDS.toNanos(nowMillis);
+        return timedOut ? strikes.timedOut(id, now) : strikes.failed(id, now);
+    }
+
+    /** Whether a request that timed out at {@code nowMillis} says more about this node's own lag than the contact. */
+    boolean lagExcuses(long nowMillis) {
+        return strikes.excuses(TimeUnit.MILLISECONDS.toNanos(nowMillis));
     }
 
     void suspect(Contact c, long nowMillis) {

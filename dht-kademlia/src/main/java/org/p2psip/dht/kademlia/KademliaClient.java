@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.overlay.OverlayException;
@@ -47,6 +48,7 @@ final class KademliaClient {
     private final OverlayRuntime runtime;
     private final Duration rpcTimeout;
     private volatile OverlayTransport transport;
+    private final AtomicLong writtenOff = new AtomicLong();
 
     KademliaClient(Contact self, RoutingTable table, ContactHealth health, OwnerThread owner, OverlayRuntime runtime,
                    Duration rpcTimeout) {
@@ -129,10 +131,15 @@ final class KademliaClient {
         if (table.observe(seen, runtime.millis()) instanceof RoutingTable.Observation.BucketFull full) {
             Contact head = full.leastRecentlySeen();
             ping(head).whenCompleteAsync((answer, error) -> {
-                if (error == null) {
-                    table.observe(head, runtime.millis());
+                long now = runtime.millis();
+                if (error == null || timedOut(error) && health.lagExcuses(now)) {
+                    // An unanswered ping while this node itself lagged is no reason to drop an old contact.
+                    table.observe(head, now);
                 } else {
-                    table.replace(head, full.newcomer(), runtime.millis());
+                    table.replace(head, full.newcomer(), now);
+                    if (timedOut(error)) {
+                        writtenOff(head, "it did not answer the ping that would have kept it in a full bucket");
+                    }
                 }
             }, owner::run);
         }
@@ -172,7 +179,8 @@ final class KademliaClient {
 
     /**
      * Sends a request and keeps the routing table honest: an answer counts
-     * as having seen the peer, silence (not a refusal) strikes it.
+     * as having seen the peer, silence strikes it; an error answer or a
+     * request held back unsent ({@code WindowedTransport}) does neither.
      */
     private CompletableFuture<byte[]> send(Contact peer, int type, byte[] payload, Duration timeout) {
         OverlayTransport t = transport;
@@ -180,7 +188,8 @@ final class KademliaClient {
             if (error == null) {
                 observe(peer);
             } else if (OwnerThread.unwrap(error) instanceof OverlayException o
-                    && o.reason() != OverlayException.Reason.REMOTE_ERROR) {
+                    && o.reason() != OverlayException.Reason.REMOTE_ERROR
+                    && o.reason() != OverlayException.Reason.BACKED_OFF) {
                 strike(peer, "type " + type, error);
             }
         }, owner::run);
@@ -189,11 +198,35 @@ final class KademliaClient {
     /** A request to {@code peer} went unanswered: it is forgotten and suspected once its silence has lasted. */
     private void strike(Contact peer, String what, Throwable error) {
         long now = runtime.millis();
-        if (health.strike(peer.id(), now)) {
+        boolean timedOut = timedOut(error);
+        if (health.strike(peer.id(), timedOut, now)) {
             table.remove(peer.id());
             health.suspect(peer, now);
-            LOG.debug("{} written off after {} silent requests in a row (last: {}, {})", peer.overlay(),
-                    ContactHealth.STRIKES, what, OwnerThread.unwrap(error).getMessage());
+            String why = ContactHealth.STRIKES + " failed requests in a row (last: " + what + ", "
+                    + OwnerThread.unwrap(error).getMessage() + ")";
+            if (timedOut) {
+                writtenOff(peer, why);
+            } else {
+                LOG.info("{} evicts {}: {}", self.overlay(), peer.overlay(), why);
+            }
         }
+    }
+
+    /** Counts and tells a contact evicted for silence: the verdict that may be wrong about a live node. */
+    private void writtenOff(Contact peer, String why) {
+        long count = writtenOff.incrementAndGet();
+        LOG.info("{} writes {} off: {} ({} written off so far)", self.overlay(), peer.overlay(), why, count);
+    }
+
+    /**
+     * How many contacts this node has evicted because their requests timed
+     * out, while it kept up itself. Read by any thread.
+     */
+    long peersWrittenOff() {
+        return writtenOff.get();
+    }
+
+    private static boolean timedOut(Throwable error) {
+        return OwnerThread.unwrap(error) instanceof OverlayException o && o.reason() == OverlayException.Reason.TIMEOUT;
     }
 }

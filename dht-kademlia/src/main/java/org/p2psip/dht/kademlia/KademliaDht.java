@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 
@@ -13,8 +14,13 @@ import org.p2psip.core.dht.Peer;
 import org.p2psip.core.dht.Placement;
 import org.p2psip.core.dht.VersionedValue;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.HandOverPacing;
+import org.p2psip.core.overlay.LagMonitor;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.p2psip.core.overlay.OverlayTransport;
+import org.p2psip.core.overlay.PeerWindows;
+import org.p2psip.core.overlay.SchedulingLag;
+import org.p2psip.core.overlay.WindowedTransport;
 import org.p2psip.core.store.HeldValueLog;
 import org.p2psip.core.store.WriteBehindValues;
 
@@ -33,7 +39,9 @@ import org.p2psip.core.store.WriteBehindValues;
  *       node, which stores them at the replicas by prepare and commit
  *       ({@link WriteCoordinator}); each replica's side of that rule is its
  *       {@link ReplicaStore}.</li>
- *   <li>Peers' requests are served by {@link KademliaServer}.</li>
+ *   <li>Peers' requests are served by {@link KademliaServer}. Requests to
+ *       each peer are bounded by an AIMD window ({@link WindowedTransport});
+ *       one beyond it fails at once and strikes nobody.</li>
  *   <li>All mutable state belongs to one {@link OwnerThread}; all time and
  *       the one seeded randomness come from the {@link OverlayRuntime}.</li>
  * </ul>
@@ -46,6 +54,16 @@ public final class KademliaDht implements Dht {
 
     /** How often the node works out which points it coordinates, for the balancer. */
     private static final long OWNERSHIP_EVERY_MILLIS = 500;
+    /** How often the owner thread's lag is sampled. */
+    private static final Duration LAG_TICK = Duration.ofMillis(200);
+    /** A tick later than 1/n of the RPC timeout is lag; less is a busy thread's ordinary jitter. */
+    private static final int LAG_TOLERANCE_DIVISOR = 20;
+    /** How long a span of lag is remembered: well past any suspicion window. */
+    private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
+    /** How long after a spell of lag ends republishing still pauses between its batches. */
+    private static final Duration PACING_RECENT = Duration.ofSeconds(5);
+    /** How far behind the owner thread has been. */
+    private final SchedulingLag lag;
     private final IdSpace space = IdSpace.SHA1;
     private final Contact self;
     private final OverlayRuntime runtime;
@@ -87,7 +105,10 @@ public final class KademliaDht implements Dht {
         // Held as a repair would leave them; the first republish round spreads them to their holders again.
         disk.ifPresent(d -> d.recovered().forEach(store::restore));
         // A contact is written off once it stayed silent through two whole RPC timeouts, retries included.
-        ContactHealth health = new ContactHealth(copies, 2 * options.rpcTimeout().toMillis());
+        // Timeouts while this node's own owner thread lags are excused, and that lag extends the window.
+        this.lag = new SchedulingLag(options.rpcTimeout().toNanos() / LAG_TOLERANCE_DIVISOR, LAG_HORIZON.toNanos());
+        ContactHealth health = new ContactHealth(copies, 2 * options.rpcTimeout().toMillis(),
+                options.rpcTimeout().toMillis(), lag);
         this.client = new KademliaClient(self, table, health, owner, runtime, options.rpcTimeout());
         this.lookups = new IterativeLookups(space, self, options, copies, table, health, store, client, owner, runtime);
         this.coordinator = new WriteCoordinator(space, self, options, copies, table, store, client, lookups, owner,
@@ -95,11 +116,15 @@ public final class KademliaDht implements Dht {
         this.server = new KademliaServer(space, self, options.k(), table, health, store, client, coordinator, owner,
                 runtime);
         this.maintenance = new KademliaMaintenance(space, self, options, table, health, store, client, lookups,
-                coordinator, owner, runtime, random);
+                coordinator, owner, runtime, random,
+                new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)));
     }
 
     void attach(OverlayTransport transport) {
-        client.attach(transport);
+        // PINGs tell a slow contact from a dead one, so they pass a full window.
+        PeerWindows<HostPort> windows = new PeerWindows<>(PeerWindows.INITIAL, PeerWindows.MIN, PeerWindows.MAX,
+                options.rpcTimeout().toNanos());
+        client.attach(new WindowedTransport(transport, windows, Set.of(KademliaWire.PING), runtime.nanos()));
     }
 
     Contact contact() {
@@ -127,6 +152,7 @@ public final class KademliaDht implements Dht {
     void startMaintenance() {
         maintenance.start();
         owner.every(OWNERSHIP_EVERY_MILLIS, OWNERSHIP_EVERY_MILLIS, this::publishOwnership);
+        new LagMonitor(runtime.owner(), runtime.nanos(), LAG_TICK, lag).start();
     }
 
     /** Serves one authenticated request; called on a Netty thread, runs on the owner thread. */
@@ -192,6 +218,12 @@ public final class KademliaDht implements Dht {
     @Override
     public List<Peer> knownPeers() {
         return known;
+    }
+
+    /** Contacts evicted because their requests kept timing out while this node kept up. */
+    @Override
+    public long peersWrittenOff() {
+        return client.peersWrittenOff();
     }
 
     /** On the owner thread: what the routing table says, for readers on any thread. */

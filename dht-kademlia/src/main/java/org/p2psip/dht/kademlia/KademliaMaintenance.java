@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.HandOverPacing;
 import org.p2psip.core.overlay.OverlayException;
 import org.p2psip.core.overlay.OverlayRuntime;
 import org.slf4j.Logger;
@@ -42,11 +43,13 @@ final class KademliaMaintenance {
     private final OverlayRuntime runtime;
     private final Clock clock;
     private final SplittableRandom random;
+    private final HandOverPacing pacing;
 
     KademliaMaintenance(IdSpace space, Contact self, KademliaOptions options, RoutingTable table, ContactHealth health,
                         ReplicaStore store, KademliaClient client, IterativeLookups lookups,
                         WriteCoordinator coordinator, OwnerThread owner, OverlayRuntime runtime,
-                        SplittableRandom random) {
+                        SplittableRandom random, HandOverPacing pacing) {
+        this.pacing = pacing;
         this.space = space;
         this.self = self;
         this.options = options;
@@ -136,7 +139,12 @@ final class KademliaMaintenance {
         republishSome(store.dueForRepublish(now, runtime.nanos().getAsLong(), interval), 0);
     }
 
-    /** Republishes {@link #REPUBLISH_IN_FLIGHT} keys at a time, so a large store does not flood the overlay. */
+    /**
+     * Republishes {@link #REPUBLISH_IN_FLIGHT} keys at a time, so a large
+     * store does not flood the overlay, and pauses between batches while
+     * this node lags ({@link HandOverPacing}), so that a joiner's first
+     * republish, or one during a join, cannot starve the foreground.
+     */
     private void republishSome(List<String> keys, int from) {
         if (from >= keys.size() || owner.closed()) {
             return;
@@ -153,7 +161,14 @@ final class KademliaMaintenance {
                             lookups.replicasOf(r.closest())))));
         }
         CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new))
-                .whenCompleteAsync((v, err) -> republishSome(keys, to), owner.executor());
+                .handle((v, err) -> null)
+                .thenCompose(v -> owner.later(pacing.pauseAt(runtime.nanos().getAsLong()).toNanos(),
+                        TimeUnit.NANOSECONDS))
+                .whenCompleteAsync((v, err) -> {
+                    if (err == null) {
+                        republishSome(keys, to);
+                    }
+                }, owner.executor());
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.SchedulingLag;
 
 /** Strikes, suspicion and probing, with time passed in: no sockets, no clocks. */
 class ContactHealthTest {
@@ -25,29 +26,29 @@ class ContactHealthTest {
 
     @Test
     void aContactIsStruckOffOnlyByThreeFailuresInARowSpanningTheWindow() {
-        assertFalse(health.strike(c(1).id(), 0));
-        assertFalse(health.strike(c(1).id(), 1_000));
-        assertTrue(health.strike(c(1).id(), WINDOW));
-        assertFalse(health.strike(c(1).id(), WINDOW), "the count starts over");
+        assertFalse(health.strike(c(1).id(), true, 0));
+        assertFalse(health.strike(c(1).id(), true, 1_000));
+        assertTrue(health.strike(c(1).id(), true, WINDOW));
+        assertFalse(health.strike(c(1).id(), true, WINDOW), "the count starts over");
     }
 
     @Test
     void timeoutsThatLandTogetherDoNotWriteOffALoadedContact() {
         for (int i = 0; i < 10; i++) {
-            assertFalse(health.strike(c(1).id(), 5_000 + i), "failure " + (i + 1) + " within one RPC timeout");
+            assertFalse(health.strike(c(1).id(), true, 5_000 + i), "failure " + (i + 1) + " within one RPC timeout");
         }
-        assertTrue(health.strike(c(1).id(), 5_000 + WINDOW), "still silent a window after the first");
+        assertTrue(health.strike(c(1).id(), true, 5_000 + WINDOW), "still silent a window after the first");
     }
 
     @Test
     void hearingFromAContactWipesItsStrikes() {
-        health.strike(c(1).id(), 0);
-        health.strike(c(1).id(), 1_000);
+        health.strike(c(1).id(), true, 0);
+        health.strike(c(1).id(), true, 1_000);
         health.heardFrom(c(1).id());
-        assertFalse(health.strike(c(1).id(), 2_500));
-        assertFalse(health.strike(c(1).id(), 3_000));
-        assertFalse(health.strike(c(1).id(), 4_000), "its silence began at 2,500");
-        assertTrue(health.strike(c(1).id(), 4_500));
+        assertFalse(health.strike(c(1).id(), true, 2_500));
+        assertFalse(health.strike(c(1).id(), true, 3_000));
+        assertFalse(health.strike(c(1).id(), true, 4_000), "its silence began at 2,500");
+        assertTrue(health.strike(c(1).id(), true, 4_500));
     }
 
     @Test
@@ -117,5 +118,26 @@ class ContactHealthTest {
         health.suspect(c(2), 20_000);
         assertEquals(List.of(c(2)), health.nextProbes(3, ContactHealth.SUSPECT_MILLIS + 1));
         assertTrue(health.anySuspected());
+    }
+
+    @Test
+    void timeoutsWhileSelfLagsDoNotWriteOffPeer() {
+        SchedulingLag lag = new SchedulingLag(0, 60_000_000_000L);
+        ContactHealth aware = new ContactHealth(3, WINDOW, 1_000, lag);
+        lag.due(0);
+        for (long t = 1_000; t <= 10_000; t += 500) {
+            assertFalse(aware.strike(c(1).id(), true, t), "a timeout at " + t + " ms while this node is behind");
+        }
+        assertTrue(aware.lagExcuses(10_000));
+    }
+
+    @Test
+    void refusalsAreNotExcusedByLag() {
+        SchedulingLag lag = new SchedulingLag(0, 60_000_000_000L);
+        ContactHealth aware = new ContactHealth(3, WINDOW, 1_000, lag);
+        lag.due(0);
+        assertFalse(aware.strike(c(1).id(), false, 1_000));
+        assertFalse(aware.strike(c(1).id(), false, 2_000));
+        assertTrue(aware.strike(c(1).id(), false, 3_000));
     }
 }
