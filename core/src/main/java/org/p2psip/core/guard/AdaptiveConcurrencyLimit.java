@@ -10,47 +10,50 @@ import java.util.concurrent.atomic.LongAdder;
  * answers (issue 33, "shed, never collapse"): work beyond the limit is
  * refused at the edge, where a SIP request can still get
  * {@code 503 Service Unavailable} with a Retry-After (RFC 3261 §21.5.4)
- * within its client's first retransmission interval (T1 = 500 ms), instead
- * of being queued into an overlay that answers it after seconds, or never.
+ * at once, instead of being queued into an overlay that answers it after
+ * seconds, or never.
  *
  * <p>The limit moves by additive increase and multiplicative decrease
  * (AIMD, as TCP's congestion window and Netflix's concurrency-limits do),
- * driven by the latency of completed operations against a target well
- * under T1:
+ * once per window of {@link Settings#target} length, on the mean latency
+ * of the operations completed in it:
  *
  * <ul>
- *   <li>at most half the target, the DHT is near its unloaded latency: the
- *       limit grows by one per limit's worth of such completions (one per
- *       round trip), but only while at least half of it is in use, so a
- *       lightly loaded node does not grow a limit it never tested;</li>
- *   <li>between half the target and the target, it holds;</li>
- *   <li>above the target, or timed out, it is cut by the factor the target
- *       bears to the latency, at least by {@link Settings#backoff} and at
- *       most by half (a timeout halves it). Only an operation that started
- *       after the last cut may cut again: those admitted before it report
- *       on the old limit, and letting each of them cut would take the limit
- *       to its floor in one burst.</li>
+ *   <li>at most the target, the limit grows by one, but only if at least
+ *       half of it was in use, so a lightly loaded node does not grow a
+ *       limit it never tested;</li>
+ *   <li>above the target, it is cut by the factor the target bears to the
+ *       mean, at least by {@link Settings#backoff} and at most by half;
+ *       a window with an operation that timed out halves it.</li>
  * </ul>
+ *
+ * <p>The mean of a window, not each operation, decides: an overlay answers
+ * the keys a node owns in microseconds and the others after several hops,
+ * and one slow hop is not a queue. An operation that started before the
+ * last cut reports on the old limit and is left out of the windows after
+ * it, so one burst admitted before a cut does not cut again and again.
  *
  * <p>It never falls below {@link Settings#floor}, so a node at low load is
  * never refused, nor grows past {@link Settings#max}.
  *
  * <p>Thread-safe without locks: admission is one volatile read and a
- * compare-and-set on the in-flight count; a completion updates the limit
- * with a compare-and-set. Time comes in as {@link System#nanoTime} readings.
+ * compare-and-set on the in-flight count; a completion adds to striped
+ * counters, and the one that ends a window updates the limit. Time comes
+ * in as {@link System#nanoTime} readings.
  */
 public final class AdaptiveConcurrencyLimit {
 
     /**
      * @param floor   the limit never falls below this: the in-flight count a node at low load may always reach
-     * @param initial the limit before any operation completed
+     * @param initial the limit before any window ended
      * @param max     the limit never grows past this
-     * @param target  the latency above which the limit is cut; it must exceed the DHT's unloaded latency
+     * @param target  the mean latency above which the limit is cut, and the length of a window; it must exceed
+     *                the DHT's mean latency under the load it can carry
      * @param backoff the factor of the smallest cut, in (0.5, 1)
      */
     public record Settings(int floor, int initial, int max, Duration target, double backoff) {
 
-        /** 32 to 4,096 in flight, starting at 64; cut above 200 ms (T1 is 500 ms) by at least 10 %. */
+        /** 32 to 4,096 in flight, starting at 64; cut when the mean passes 200 ms (T1 is 500 ms) by at least 10 %. */
         public static final Settings DEFAULT = new Settings(32, 64, 4_096, Duration.ofMillis(200), 0.9);
 
         public Settings {
@@ -79,21 +82,23 @@ public final class AdaptiveConcurrencyLimit {
     private final int floor;
     private final int max;
     private final long targetNanos;
-    private final long growBelowNanos;
     private final double backoff;
+    private final AtomicInteger limit;
     private final AtomicInteger inFlight = new AtomicInteger();
-    /** The limit as a fraction, so that it can grow by 1/limit; {@link Double#doubleToRawLongBits} of it. */
-    private final AtomicLong estimate;
-    private final AtomicLong lastCut = new AtomicLong(NEVER);
     private final LongAdder refused = new LongAdder();
+    private final AtomicLong windowStart = new AtomicLong(NEVER);
+    private volatile long lastCut = NEVER;
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder latencySum = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
+    private volatile boolean busy;
 
     public AdaptiveConcurrencyLimit(Settings settings) {
         this.floor = settings.floor();
         this.max = settings.max();
         this.targetNanos = settings.target().toNanos();
-        this.growBelowNanos = targetNanos / 2;
         this.backoff = settings.backoff();
-        this.estimate = new AtomicLong(Double.doubleToRawLongBits(settings.initial()));
+        this.limit = new AtomicInteger(settings.initial());
     }
 
     /**
@@ -102,8 +107,8 @@ public final class AdaptiveConcurrencyLimit {
      * exactly one {@link #release}.
      */
     public boolean tryAcquire() {
-        int limit = limit();
-        for (int n = inFlight.get(); n < limit; n = inFlight.get()) {
+        int allowed = limit.get();
+        for (int n = inFlight.get(); n < allowed; n = inFlight.get()) {
             if (inFlight.compareAndSet(n, n + 1)) {
                 return true;
             }
@@ -115,24 +120,35 @@ public final class AdaptiveConcurrencyLimit {
     /**
      * Gives back the place of an operation started at {@code startedNanos}
      * that completed (answered, failed, or was given up on) at
-     * {@code nowNanos}, and adapts the limit to its latency.
+     * {@code nowNanos}, and counts its latency into the current window.
      *
-     * @param timedOut whether the caller stopped waiting for it: a drop, which cuts the limit whatever the latency
+     * @param gaveUp whether the caller stopped waiting for it: a drop, which cuts the limit whatever the latency
      */
-    public void release(long startedNanos, long nowNanos, boolean timedOut) {
+    public void release(long startedNanos, long nowNanos, boolean gaveUp) {
         int before = inFlight.getAndDecrement();
-        long latency = nowNanos - startedNanos;
-        if (timedOut || latency > targetNanos) {
-            cut(startedNanos, nowNanos, timedOut ? HALVE : Math.max(HALVE, Math.min(backoff,
-                    (double) targetNanos / latency)));
-        } else if (latency <= growBelowNanos) {
-            grow(before);
+        long cut = lastCut;
+        if (cut != NEVER && startedNanos - cut < 0) {
+            return;
+        }
+        if (!busy && before * 2L >= limit.get()) {
+            busy = true;
+        }
+        completed.increment();
+        latencySum.add(nowNanos - startedNanos);
+        if (gaveUp) {
+            timedOut.increment();
+        }
+        long start = windowStart.get();
+        if (start == NEVER) {
+            windowStart.compareAndSet(NEVER, startedNanos);
+        } else if (nowNanos - start >= targetNanos && windowStart.compareAndSet(start, nowNanos)) {
+            endWindow(nowNanos);
         }
     }
 
     /** The number of operations that may be in flight now. */
     public int limit() {
-        return (int) Double.longBitsToDouble(estimate.get());
+        return limit.get();
     }
 
     /** The operations in flight now. */
@@ -145,34 +161,23 @@ public final class AdaptiveConcurrencyLimit {
         return refused.sum();
     }
 
-    private void grow(int inFlightBefore) {
-        while (true) {
-            long bits = estimate.get();
-            double current = Double.longBitsToDouble(bits);
-            if ((double) inFlightBefore * 2 < current || current >= max) {
-                return;
-            }
-            double next = Math.min(max, current + 1 / current);
-            if (estimate.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
-                return;
-            }
-        }
-    }
-
-    private void cut(long startedNanos, long nowNanos, double factor) {
-        long last = lastCut.get();
-        if (last != NEVER && startedNanos - last <= 0) {
+    private void endWindow(long nowNanos) {
+        long n = completed.sumThenReset();
+        long sum = latencySum.sumThenReset();
+        long drops = timedOut.sumThenReset();
+        boolean used = busy;
+        busy = false;
+        if (n == 0) {
             return;
         }
-        if (!lastCut.compareAndSet(last, nowNanos)) {
-            return;
-        }
-        while (true) {
-            long bits = estimate.get();
-            double next = Math.max(floor, Double.longBitsToDouble(bits) * factor);
-            if (estimate.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
-                return;
-            }
+        double mean = (double) sum / n;
+        int current = limit.get();
+        if (drops > 0 || mean > targetNanos) {
+            double factor = drops > 0 ? HALVE : Math.max(HALVE, Math.min(backoff, targetNanos / mean));
+            limit.set(Math.max(floor, (int) (current * factor)));
+            lastCut = nowNanos;
+        } else if (used && current < max) {
+            limit.set(current + 1);
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.PriorityQueue;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,19 +14,34 @@ class AdaptiveConcurrencyLimitTest {
 
     private static final long MS = 1_000_000L;
     private static final AdaptiveConcurrencyLimit.Settings SETTINGS =
-            new AdaptiveConcurrencyLimit.Settings(4, 20, 40, Duration.ofMillis(200), 0.9);
+            new AdaptiveConcurrencyLimit.Settings(4, 20, 400, Duration.ofMillis(200), 0.9);
 
-    /** Fills the limit, then completes every operation {@code latencyMs} after it started; returns when they end. */
-    private static long fullRound(AdaptiveConcurrencyLimit limit, long startNanos, long latencyMs) {
-        int admitted = 0;
-        while (limit.tryAcquire()) {
-            admitted++;
+    /**
+     * A client that keeps up to {@code wanted} operations in flight, trying
+     * again every millisecond, against a DHT that answers each after a fixed
+     * latency.
+     */
+    private static final class Load {
+        private final AdaptiveConcurrencyLimit limit;
+        private final PriorityQueue<long[]> running = new PriorityQueue<>((a, b) -> Long.compare(a[1], b[1]));
+        private long nowMs;
+
+        Load(AdaptiveConcurrencyLimit limit) {
+            this.limit = limit;
         }
-        long end = startNanos + latencyMs * MS;
-        for (int i = 0; i < admitted; i++) {
-            limit.release(startNanos, end, false);
+
+        Load run(long forMs, int wanted, long latencyMs) {
+            for (long end = nowMs + forMs; nowMs < end; nowMs++) {
+                while (!running.isEmpty() && running.peek()[1] <= nowMs) {
+                    long[] op = running.poll();
+                    limit.release(op[0] * MS, op[1] * MS, false);
+                }
+                while (running.size() < wanted && limit.tryAcquire()) {
+                    running.add(new long[] {nowMs, nowMs + latencyMs});
+                }
+            }
+            return this;
         }
-        return end + MS;
     }
 
     @Test
@@ -45,69 +61,81 @@ class AdaptiveConcurrencyLimitTest {
     @Test
     void limitGrowsWhileLatencyStaysLow() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        long now = 0;
-        for (int round = 0; round < 20; round++) {
-            now = fullRound(limit, now, 10);
-        }
-        assertTrue(limit.limit() >= 27, "limit " + limit.limit());
-        assertTrue(limit.limit() <= 31, "by about one per two round trips, not doubling: " + limit.limit());
+        new Load(limit).run(10_000, 1_000, 50);
+        assertTrue(limit.limit() >= 60, "by one per 200 ms window for 10 s: " + limit.limit());
+        assertTrue(limit.limit() <= 70, "additively, not doubling: " + limit.limit());
+    }
+
+    @Test
+    void limitGrowsWhileTheMeanIsUnderTheTargetThoughItIsNotSmall() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        new Load(limit).run(4_000, 1_000, 180);
+        assertTrue(limit.limit() > 20, "a DHT that answers within the target carries more: " + limit.limit());
     }
 
     @Test
     void limitDoesNotGrowWhenLittleOfItIsUsed() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        for (int i = 0; i < 1_000; i++) {
-            assertTrue(limit.tryAcquire());
-            assertTrue(limit.tryAcquire());
-            limit.release(i * MS, i * MS + MS, false);
-            limit.release(i * MS, i * MS + MS, false);
-        }
-        assertEquals(20, limit.limit(), "two in flight say nothing about whether twenty more would be served");
+        new Load(limit).run(10_000, 5, 1);
+        assertEquals(20, limit.limit(), "five in flight say nothing about whether twenty more would be served");
+        assertEquals(0, limit.refused());
     }
 
     @Test
     void limitNeverGrowsBeyondMax() {
-        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        long now = 0;
-        for (int round = 0; round < 2_000; round++) {
-            now = fullRound(limit, now, 1);
-        }
-        assertEquals(40, limit.limit());
-    }
-
-    @Test
-    void limitHoldsWhileLatencyIsBetweenHalfTheTargetAndTheTarget() {
-        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        long now = 0;
-        for (int round = 0; round < 50; round++) {
-            now = fullRound(limit, now, 150);
-        }
-        assertEquals(20, limit.limit());
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(
+                new AdaptiveConcurrencyLimit.Settings(4, 20, 30, Duration.ofMillis(200), 0.9));
+        new Load(limit).run(10_000, 1_000, 10);
+        assertEquals(30, limit.limit());
     }
 
     @Test
     void limitShrinksWhenLatencyPassesTarget() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        fullRound(limit, 0, 210);
-        assertEquals(18, limit.limit(), "just over the target cuts by the backoff: 20 x 0.9");
+        assertTrue(limit.tryAcquire());
+        assertTrue(limit.tryAcquire());
+        limit.release(0, 210 * MS, false);
+        limit.release(0, 210 * MS, false);
+        assertEquals(18, limit.limit(), "a mean just over the target cuts by the backoff: 20 x 0.9");
     }
 
     @Test
     void theFurtherPastTheTargetTheDeeperTheCutButNeverMoreThanHalf() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        fullRound(limit, 0, 250);
+        limit.tryAcquire();
+        limit.tryAcquire();
+        limit.release(0, 250 * MS, false);
+        limit.release(0, 250 * MS, false);
         assertEquals(16, limit.limit(), "20 x 200/250");
 
         AdaptiveConcurrencyLimit worse = new AdaptiveConcurrencyLimit(SETTINGS);
-        fullRound(worse, 0, 5_000);
+        worse.tryAcquire();
+        worse.tryAcquire();
+        worse.release(0, 5_000 * MS, false);
+        worse.release(0, 5_000 * MS, false);
         assertEquals(10, worse.limit(), "20 x 0.5");
     }
 
     @Test
-    void timeoutHalvesTheLimitHoweverFastItCame() {
+    void theMeanOfAWindowDecidesNotItsSlowestOperation() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int i = 0; i < 20; i++) {
+            assertTrue(limit.tryAcquire());
+        }
+        for (int i = 0; i < 19; i++) {
+            limit.release(i * MS, i * MS + 10 * MS, false);
+        }
+        limit.release(0, 600 * MS, false);
+        assertEquals(21, limit.limit(), "one slow hop among quick local answers is no queue: mean 39.5 ms");
+    }
+
+    @Test
+    void aTimeoutInAWindowHalvesTheLimitHoweverFastTheRestCame() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
         assertTrue(limit.tryAcquire());
+        assertTrue(limit.tryAcquire());
         limit.release(0, 5 * MS, true);
+        limit.release(0, 200 * MS, false);
         assertEquals(10, limit.limit());
     }
 
@@ -117,41 +145,35 @@ class AdaptiveConcurrencyLimitTest {
         for (int i = 0; i < 20; i++) {
             assertTrue(limit.tryAcquire());
         }
-        for (int i = 0; i < 20; i++) {
-            limit.release(i * MS, 300 * MS + i * MS, false);
+        limit.release(0, 300 * MS, false);
+        limit.release(0, 300 * MS, false);
+        assertEquals(13, limit.limit(), "20 x 200/300");
+        for (int i = 0; i < 17; i++) {
+            limit.release(i * MS, 600 * MS + i * 100 * MS, false);
         }
-        assertEquals(13, limit.limit(), "one cut, 20 x 200/300, for a burst admitted under the old limit");
+        assertEquals(13, limit.limit(), "admitted under the old limit, they report on it");
 
-        assertTrue(limit.tryAcquire());
-        limit.release(301 * MS, 601 * MS, false);
-        assertEquals(8, limit.limit(), "an operation started after the cut reports on the new limit: 13 x 200/300");
+        limit.release(301 * MS, 701 * MS, false);
+        assertEquals(6, limit.limit(), "an operation started after the cut reports on the new limit: 13 x 0.5");
     }
 
     @Test
     void limitNeverFallsBelowFloor() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        long now = 0;
-        for (int i = 0; i < 100; i++) {
-            assertTrue(limit.tryAcquire());
-            limit.release(now, now + 10_000 * MS, true);
-            now += 10_001 * MS;
-        }
+        Load load = new Load(limit).run(20_000, 1_000, 2_000);
         assertEquals(4, limit.limit());
-        for (int i = 0; i < 4; i++) {
-            assertTrue(limit.tryAcquire(), "the floor is always admitted: place " + i);
-        }
-        assertFalse(limit.tryAcquire());
+        long before = limit.refused();
+        load.run(6_000, 4, 2_000);
+        assertEquals(before, limit.refused(), "the floor's worth in flight is never refused");
     }
 
     @Test
     void aCutLimitRecoversOnceLatencyIsLowAgain() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        long now = fullRound(limit, 0, 5_000);
-        assertEquals(10, limit.limit());
-        for (int round = 0; round < 20; round++) {
-            now = fullRound(limit, now, 10);
-        }
-        assertTrue(limit.limit() >= 15, "limit " + limit.limit());
+        Load load = new Load(limit).run(5_000, 1_000, 1_000);
+        assertEquals(4, limit.limit());
+        load.run(10_000, 1_000, 20);
+        assertTrue(limit.limit() >= 40, "limit " + limit.limit());
     }
 
     @Test
@@ -161,12 +183,15 @@ class AdaptiveConcurrencyLimitTest {
             assertTrue(limit.tryAcquire());
         }
         limit.release(0, 5_000 * MS, false);
+        limit.release(0, 5_000 * MS, false);
         assertEquals(10, limit.limit());
-        assertEquals(19, limit.inFlight());
+        assertEquals(18, limit.inFlight());
         assertFalse(limit.tryAcquire());
-        for (int i = 0; i < 10; i++) {
+        for (int i = 0; i < 8; i++) {
             limit.release(0, 5_000 * MS, false);
         }
+        assertFalse(limit.tryAcquire(), "ten in flight fill a limit of ten");
+        limit.release(0, 5_000 * MS, false);
         assertTrue(limit.tryAcquire());
     }
 
@@ -176,6 +201,7 @@ class AdaptiveConcurrencyLimitTest {
         for (int i = 0; i < 10_000; i++) {
             assertTrue(limit.tryAcquire());
         }
+        limit.release(0, 60_000 * MS, true);
         limit.release(0, 60_000 * MS, true);
         assertTrue(limit.tryAcquire());
         assertEquals(0, limit.refused());
