@@ -208,14 +208,18 @@ class AdaptiveConcurrencyLimitTest {
     }
 
     @Test
-    void settingsRefuseAFloorAboveTheInitialLimitAndABackoffOutsideItsRange() {
+    void settingsRefuseLimitsOutOfOrderAZeroTargetAndABackoffOutsideItsRange() {
         Duration target = Duration.ofMillis(200);
-        assertThrows(IllegalArgumentException.class, () -> new AdaptiveConcurrencyLimit.Settings(0, 1, 1, target, 0.9));
-        assertThrows(IllegalArgumentException.class, () -> new AdaptiveConcurrencyLimit.Settings(8, 4, 16, target, 0.9));
-        assertThrows(IllegalArgumentException.class, () -> new AdaptiveConcurrencyLimit.Settings(4, 8, 6, target, 0.9));
+        assertRefused(0, 1, 1, target, 0.9);
+        assertRefused(8, 4, 16, target, 0.9);
+        assertRefused(4, 8, 6, target, 0.9);
+        assertRefused(4, 8, 16, Duration.ZERO, 0.9);
+        assertRefused(4, 8, 16, target, 1.0);
+        assertRefused(4, 8, 16, target, 0.5);
+    }
+
+    private static void assertRefused(int floor, int initial, int max, Duration target, double backoff) {
         assertThrows(IllegalArgumentException.class,
-                () -> new AdaptiveConcurrencyLimit.Settings(4, 8, 16, Duration.ZERO, 0.9));
-        assertThrows(IllegalArgumentException.class, () -> new AdaptiveConcurrencyLimit.Settings(4, 8, 16, target, 1.0));
-        assertThrows(IllegalArgumentException.class, () -> new AdaptiveConcurrencyLimit.Settings(4, 8, 16, target, 0.5));
+                () -> new AdaptiveConcurrencyLimit.Settings(floor, initial, max, target, backoff));
     }
 }

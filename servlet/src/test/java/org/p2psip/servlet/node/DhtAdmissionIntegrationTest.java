@@ -163,6 +163,7 @@ class DhtAdmissionIntegrationTest {
             valve.fail(new IllegalStateException("overlay unreachable"));
             List<SipText> failed = responses(ua, INITIAL_LIMIT);
             assertEquals(INITIAL_LIMIT, count(failed, 500), "answers: " + ua.received());
+            assertEquals(0, valve.waiting());
 
             for (int i = 0; i < INITIAL_LIMIT; i++) {
                 register(ua, INITIAL_LIMIT + i);

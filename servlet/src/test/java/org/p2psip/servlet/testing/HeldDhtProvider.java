@@ -64,10 +64,7 @@ public final class HeldDhtProvider implements DhtProvider {
                 return answer;
             }
             waiting.incrementAndGet();
-            return answer.thenCombine(now, (value, opened) -> {
-                waiting.decrementAndGet();
-                return value;
-            });
+            return answer.thenCombine(now, (value, opened) -> value).whenComplete((v, e) -> waiting.decrementAndGet());
         }
     }
 
