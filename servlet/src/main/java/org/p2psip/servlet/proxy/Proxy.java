@@ -10,11 +10,12 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import javax.sip.ClientTransaction;
+import javax.sip.InvalidArgumentException;
 import javax.sip.ResponseEvent;
 import javax.sip.ServerTransaction;
 import javax.sip.TimeoutEvent;
@@ -39,6 +40,7 @@ import org.p2psip.core.location.SipUri;
 import org.p2psip.servlet.accounting.AccountingRecorder;
 import org.p2psip.servlet.auth.AuthOutcome;
 import org.p2psip.servlet.auth.DigestAuthenticator;
+import org.p2psip.servlet.sip.DhtAdmission;
 import org.p2psip.servlet.sip.HeaderLists;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.slf4j.Logger;
@@ -75,7 +77,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>No method blocks: lookups complete asynchronously and forwarding
- * continues from their completion.
+ * continues from their completion. The DHT work of a request outside a
+ * dialog (its credentials, its target's bindings) waits only within the
+ * node's {@link DhtAdmission}; beyond it the request is answered 503 with
+ * Retry-After (RFC 3261 §21.5.4). In-dialog requests, ACK and CANCEL
+ * finish work already admitted and are never refused.
  */
 public final class Proxy {
 
@@ -91,12 +97,24 @@ public final class Proxy {
     private final Forwarder forwarder;
     private final RecordRoutes recordRoutes;
     private final AccountingRecorder accounting;
+    private final DhtAdmission admission;
     private final Map<String, ResponseContext> invites = new ConcurrentHashMap<>();
     private final LongAdder branches = new LongAdder();
 
+    /** A proxy that starts every lookup: no {@link DhtAdmission} limits it. */
     public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, RecordRoutes recordRoutes,
                  Duration timeout, Executor completions, AccountingRecorder accounting) {
+        this(sip, locations, trust, recordRoutes, timeout, completions, DhtAdmission.unbounded(), accounting);
+    }
+
+    /**
+     * @param admission how many out-of-dialog requests may wait on the DHT (credentials, location) before new
+     *                  ones are refused; the node's one, shared with its registrar
+     */
+    public Proxy(SipEndpoint sip, LocationService locations, ProxyTrust trust, RecordRoutes recordRoutes,
+                 Duration timeout, Executor completions, DhtAdmission admission, AccountingRecorder accounting) {
         this.sip = sip;
+        this.admission = admission;
         this.accounting = accounting;
         this.locations = locations;
         this.trust = trust;
@@ -162,7 +180,7 @@ public final class Proxy {
         switch (RelayRules.beforeAuthentication(facts, trust.authenticator().isPresent())) {
             case FORBID -> context.reject(Response.FORBIDDEN, "Relaying forbidden");
             case FORWARD -> resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request),
-                    context::start, context::reject);
+                    context::start, context::reject, refusal(inDialog, request, context));
             case AUTHENTICATE -> authenticate(request, processed, routing, inDialog, from.orElseThrow(), context);
         }
     }
@@ -171,14 +189,14 @@ public final class Proxy {
     private void authenticate(Request request, Request processed, Routing routing, boolean inDialog,
                               AddressOfRecord from, ResponseContext context) {
         String realm = from.host();
-        CompletableFuture<AuthOutcome> checked;
-        try {
-            checked = trust.authenticator().orElseThrow().authenticate(request, true, realm)
-                    .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            checked = CompletableFuture.failedFuture(e);
+        Optional<Runnable> refusal = refusal(inDialog, request, context);
+        Optional<CompletableFuture<AuthOutcome>> admitted = dhtWork(
+                () -> trust.authenticator().orElseThrow().authenticate(request, true, realm), refusal.isPresent());
+        if (admitted.isEmpty()) {
+            refusal.orElseThrow().run();
+            return;
         }
-        CompletableFuture<AuthOutcome> done = checked;
+        CompletableFuture<AuthOutcome> done = admitted.get();
         Runnable next = () -> {
             AuthOutcome outcome;
             try {
@@ -197,7 +215,7 @@ public final class Proxy {
             } else {
                 DigestAuthenticator.consume(processed, realm);
                 resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request), context::start,
-                        context::reject);
+                        context::reject, refusal);
             }
         };
         if (done.isDone()) {
@@ -278,7 +296,7 @@ public final class Proxy {
             } catch (Exception e) {
                 LOG.debug("could not forward ACK to {}: {}", first.uri(), e.toString());
             }
-        }, (status, reason) -> LOG.debug("dropping ACK for {}: {}", ack.getRequestURI(), reason));
+        }, (status, reason) -> LOG.debug("dropping ACK for {}: {}", ack.getRequestURI(), reason), Optional.empty());
     }
 
     /** Answers a CANCEL and cancels its INVITE's branches (§16.10). */
@@ -346,11 +364,39 @@ public final class Proxy {
     }
 
     /**
+     * How an out-of-dialog request is answered when the DHT admission
+     * refuses its work: 503 with Retry-After. Empty for a request inside a
+     * dialog, which finishes work already admitted and is never refused.
+     */
+    private Optional<Runnable> refusal(boolean inDialog, Request request, ResponseContext context) {
+        if (inDialog) {
+            return Optional.empty();
+        }
+        return Optional.of(() -> {
+            try {
+                context.respond(admission.refusal(sip, request));
+            } catch (ParseException | InvalidArgumentException | RuntimeException e) {
+                context.reject(Response.SERVICE_UNAVAILABLE, "Location service overloaded");
+            }
+        });
+    }
+
+    /**
+     * {@code work} started with the proxy's timeout: through the DHT
+     * admission when it may be refused (empty when it is), else at once.
+     */
+    private <T> Optional<CompletableFuture<T>> dhtWork(Supplier<CompletableFuture<T>> work, boolean refusable) {
+        return refusable ? admission.start(work, timeout) : Optional.of(DhtAdmission.timed(work, timeout));
+    }
+
+    /**
      * Finds where {@code processed} goes (§16.5) and hands the target groups,
-     * highest q first, to {@code onTargets}, or a status to {@code onReject}.
+     * highest q first, to {@code onTargets}, or a status to {@code onReject};
+     * runs {@code onRefused}, when given, instead of a lookup the DHT
+     * admission refuses.
      */
     private void resolve(Request processed, boolean routedHere, boolean inDialog, boolean passedThroughCluster,
-                         Consumer<List<List<Target>>> onTargets, Rejection onReject) {
+                         Consumer<List<List<Target>>> onTargets, Rejection onReject, Optional<Runnable> onRefused) {
         URI uri = processed.getRequestURI();
         if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog)) {
             onTargets.accept(List.of(List.of(Target.direct(uri))));
@@ -369,13 +415,13 @@ public final class Proxy {
             return;
         }
         AddressOfRecord aor = local.get();
-        CompletableFuture<List<Binding>> lookup;
-        try {
-            lookup = locations.lookup(aor).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            lookup = CompletableFuture.failedFuture(e);
+        Optional<CompletableFuture<List<Binding>>> admitted = dhtWork(() -> locations.lookup(aor),
+                onRefused.isPresent());
+        if (admitted.isEmpty()) {
+            onRefused.orElseThrow().run();
+            return;
         }
-        CompletableFuture<List<Binding>> done = lookup;
+        CompletableFuture<List<Binding>> done = admitted.get();
         Runnable next = () -> {
             try {
                 List<Binding> bindings = BranchLimits.select(done.join(), trust.maxBranches(),

@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import javax.sip.InvalidArgumentException;
@@ -23,6 +22,7 @@ import org.p2psip.servlet.accounting.AccountingRecorder;
 import org.p2psip.servlet.auth.AuthOutcome;
 import org.p2psip.servlet.auth.DigestAuthenticator;
 import org.p2psip.servlet.sip.BadRequestException;
+import org.p2psip.servlet.sip.DhtAdmission;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * the DHT works; the answer is sent from the future's completion, never by
  * blocking the JAIN-SIP thread that delivered the request. A DHT that
  * fails or does not answer in time gets the client a 500, so no
- * transaction is left open.
+ * transaction is left open. A REGISTER beyond what the DHT can serve
+ * within the latency {@link DhtAdmission} aims for is refused at once with
+ * 503 and a Retry-After (RFC 3261 §21.5.4) instead of waiting its turn
+ * into a timeout.
  *
  * <p>Once the answer to an applied REGISTER is sent, the bindings it
  * changed are accounted ({@link AccountingRecorder}, when the node records
@@ -70,18 +73,32 @@ public final class Registrar {
     private final Clock clock;
     private final Executor completions;
     private final RegistrationCap cap;
+    private final DhtAdmission admission;
     private final AccountingRecorder accounting;
+
+    /**
+     * A registrar with a DHT admission of its own, standard limits and the
+     * cap's Retry-After; a node shares one with its proxy through the other
+     * constructor.
+     */
+    public Registrar(SipEndpoint sip, LocationService locations, ServedDomains domains,
+                     Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions,
+                     RegistrationCap cap, AccountingRecorder accounting) {
+        this(sip, locations, domains, authenticator, timeout, clock, completions, cap,
+                DhtAdmission.standard(cap.retryAfter()), accounting);
+    }
 
     /**
      * @param authenticator checks credentials; empty when the node runs with {@code --auth none}
      * @param completions   where answers are sent from when the DHT completes
      *                      on one of its own (possibly I/O) threads
      * @param cap           how many values the node may hold before it refuses new bindings
+     * @param admission     how many REGISTERs may wait on the DHT before new ones are refused
      * @param accounting    where the binding changes go
      */
     public Registrar(SipEndpoint sip, LocationService locations, ServedDomains domains,
                      Optional<DigestAuthenticator> authenticator, Duration timeout, Clock clock, Executor completions,
-                     RegistrationCap cap, AccountingRecorder accounting) {
+                     RegistrationCap cap, DhtAdmission admission, AccountingRecorder accounting) {
         this.sip = sip;
         this.locations = locations;
         this.domains = domains;
@@ -91,6 +108,7 @@ public final class Registrar {
         this.clock = clock;
         this.completions = completions;
         this.cap = cap;
+        this.admission = admission;
         this.accounting = accounting;
     }
 
@@ -107,12 +125,12 @@ public final class Registrar {
             refuseForCapacity(st, request);
             return;
         }
-        CompletableFuture<Answer> answer;
-        try {
-            answer = decide(request, register).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
+        Optional<CompletableFuture<Answer>> admitted = admission.start(() -> decide(request, register), timeout);
+        if (admitted.isEmpty()) {
+            refuseForDhtLoad(st, request);
+            return;
         }
+        CompletableFuture<Answer> answer = admitted.get();
         if (answer.isDone()) {
             answer(st, request, answer);
         } else {
@@ -128,6 +146,15 @@ public final class Registrar {
             sip.send(st, r);
         } catch (ParseException | InvalidArgumentException | RuntimeException e) {
             sip.reply(st, request, Response.SERVICE_UNAVAILABLE, "Registration capacity reached");
+        }
+    }
+
+    /** A REGISTER the DHT could not serve in time is refused before it waits, so it is answered within T1. */
+    private void refuseForDhtLoad(ServerTransaction st, Request request) {
+        try {
+            sip.send(st, admission.refusal(sip, request));
+        } catch (ParseException | InvalidArgumentException | RuntimeException e) {
+            sip.reply(st, request, Response.SERVICE_UNAVAILABLE, "Location service overloaded");
         }
     }
 

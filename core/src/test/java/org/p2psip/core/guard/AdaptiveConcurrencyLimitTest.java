@@ -1,0 +1,225 @@
+package org.p2psip.core.guard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.PriorityQueue;
+
+import org.junit.jupiter.api.Test;
+
+class AdaptiveConcurrencyLimitTest {
+
+    private static final long MS = 1_000_000L;
+    private static final AdaptiveConcurrencyLimit.Settings SETTINGS =
+            new AdaptiveConcurrencyLimit.Settings(4, 20, 400, Duration.ofMillis(200), 0.9);
+
+    /**
+     * A client that keeps up to {@code wanted} operations in flight, trying
+     * again every millisecond, against a DHT that answers each after a fixed
+     * latency.
+     */
+    private static final class Load {
+        private final AdaptiveConcurrencyLimit limit;
+        private final PriorityQueue<long[]> running = new PriorityQueue<>((a, b) -> Long.compare(a[1], b[1]));
+        private long nowMs;
+
+        Load(AdaptiveConcurrencyLimit limit) {
+            this.limit = limit;
+        }
+
+        Load run(long forMs, int wanted, long latencyMs) {
+            for (long end = nowMs + forMs; nowMs < end; nowMs++) {
+                while (!running.isEmpty() && running.peek()[1] <= nowMs) {
+                    long[] op = running.poll();
+                    limit.release(op[0] * MS, op[1] * MS, false);
+                }
+                while (running.size() < wanted && limit.tryAcquire()) {
+                    running.add(new long[] {nowMs, nowMs + latencyMs});
+                }
+            }
+            return this;
+        }
+    }
+
+    @Test
+    void requestBeyondLimitIsRefused() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int i = 0; i < 20; i++) {
+            assertTrue(limit.tryAcquire(), "place " + i);
+        }
+        assertFalse(limit.tryAcquire());
+        assertEquals(20, limit.inFlight(), "a refusal takes no place");
+        assertEquals(1, limit.refused());
+
+        limit.release(0, 150 * MS, false);
+        assertTrue(limit.tryAcquire(), "a released place is free again");
+    }
+
+    @Test
+    void limitGrowsWhileLatencyStaysLow() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        new Load(limit).run(10_000, 1_000, 50);
+        assertTrue(limit.limit() >= 60, "by one per 200 ms window for 10 s: " + limit.limit());
+        assertTrue(limit.limit() <= 70, "additively, not doubling: " + limit.limit());
+    }
+
+    @Test
+    void limitGrowsWhileTheMeanIsUnderTheTargetThoughItIsNotSmall() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        new Load(limit).run(4_000, 1_000, 180);
+        assertTrue(limit.limit() > 20, "a DHT that answers within the target carries more: " + limit.limit());
+    }
+
+    @Test
+    void limitDoesNotGrowWhenLittleOfItIsUsed() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        new Load(limit).run(10_000, 5, 1);
+        assertEquals(20, limit.limit(), "five in flight say nothing about whether twenty more would be served");
+        assertEquals(0, limit.refused());
+    }
+
+    @Test
+    void limitNeverGrowsBeyondMax() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(
+                new AdaptiveConcurrencyLimit.Settings(4, 20, 30, Duration.ofMillis(200), 0.9));
+        new Load(limit).run(10_000, 1_000, 10);
+        assertEquals(30, limit.limit());
+    }
+
+    @Test
+    void limitShrinksWhenLatencyPassesTarget() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        assertTrue(limit.tryAcquire());
+        assertTrue(limit.tryAcquire());
+        limit.release(0, 210 * MS, false);
+        limit.release(0, 210 * MS, false);
+        assertEquals(18, limit.limit(), "a mean just over the target cuts by the backoff: 20 x 0.9");
+    }
+
+    @Test
+    void theFurtherPastTheTargetTheDeeperTheCutButNeverMoreThanHalf() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        limit.tryAcquire();
+        limit.tryAcquire();
+        limit.release(0, 250 * MS, false);
+        limit.release(0, 250 * MS, false);
+        assertEquals(16, limit.limit(), "20 x 200/250");
+
+        AdaptiveConcurrencyLimit worse = new AdaptiveConcurrencyLimit(SETTINGS);
+        worse.tryAcquire();
+        worse.tryAcquire();
+        worse.release(0, 5_000 * MS, false);
+        worse.release(0, 5_000 * MS, false);
+        assertEquals(10, worse.limit(), "20 x 0.5");
+    }
+
+    @Test
+    void theMeanOfAWindowDecidesNotItsSlowestOperation() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int i = 0; i < 20; i++) {
+            assertTrue(limit.tryAcquire());
+        }
+        for (int i = 0; i < 19; i++) {
+            limit.release(i * MS, i * MS + 10 * MS, false);
+        }
+        limit.release(0, 600 * MS, false);
+        assertEquals(21, limit.limit(), "one slow hop among quick local answers is no queue: mean 39.5 ms");
+    }
+
+    @Test
+    void aTimeoutInAWindowHalvesTheLimitHoweverFastTheRestCame() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        assertTrue(limit.tryAcquire());
+        assertTrue(limit.tryAcquire());
+        limit.release(0, 5 * MS, true);
+        limit.release(0, 200 * MS, false);
+        assertEquals(10, limit.limit());
+    }
+
+    @Test
+    void slowCompletionsOfOperationsAdmittedBeforeACutDoNotCutAgain() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int i = 0; i < 20; i++) {
+            assertTrue(limit.tryAcquire());
+        }
+        limit.release(0, 300 * MS, false);
+        limit.release(0, 300 * MS, false);
+        assertEquals(13, limit.limit(), "20 x 200/300");
+        for (int i = 0; i < 17; i++) {
+            limit.release(i * MS, 600 * MS + i * 100 * MS, false);
+        }
+        assertEquals(13, limit.limit(), "admitted under the old limit, they report on it");
+
+        limit.release(301 * MS, 701 * MS, false);
+        assertEquals(6, limit.limit(), "an operation started after the cut reports on the new limit: 13 x 0.5");
+    }
+
+    @Test
+    void limitNeverFallsBelowFloor() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        Load load = new Load(limit).run(20_000, 1_000, 2_000);
+        assertEquals(4, limit.limit());
+        long before = limit.refused();
+        load.run(6_000, 4, 2_000);
+        assertEquals(before, limit.refused(), "the floor's worth in flight is never refused");
+    }
+
+    @Test
+    void aCutLimitRecoversOnceLatencyIsLowAgain() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        Load load = new Load(limit).run(5_000, 1_000, 1_000);
+        assertEquals(4, limit.limit());
+        load.run(10_000, 1_000, 20);
+        assertTrue(limit.limit() >= 40, "limit " + limit.limit());
+    }
+
+    @Test
+    void inFlightBeyondACutLimitIsRefusedUntilItDrainsBelowIt() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int i = 0; i < 20; i++) {
+            assertTrue(limit.tryAcquire());
+        }
+        limit.release(0, 5_000 * MS, false);
+        limit.release(0, 5_000 * MS, false);
+        assertEquals(10, limit.limit());
+        assertEquals(18, limit.inFlight());
+        assertFalse(limit.tryAcquire());
+        for (int i = 0; i < 8; i++) {
+            limit.release(0, 5_000 * MS, false);
+        }
+        assertFalse(limit.tryAcquire(), "ten in flight fill a limit of ten");
+        limit.release(0, 5_000 * MS, false);
+        assertTrue(limit.tryAcquire());
+    }
+
+    @Test
+    void unboundedSettingsNeverRefuse() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(AdaptiveConcurrencyLimit.Settings.unbounded());
+        for (int i = 0; i < 10_000; i++) {
+            assertTrue(limit.tryAcquire());
+        }
+        limit.release(0, 60_000 * MS, true);
+        limit.release(0, 60_000 * MS, true);
+        assertTrue(limit.tryAcquire());
+        assertEquals(0, limit.refused());
+    }
+
+    @Test
+    void settingsRefuseLimitsOutOfOrderAZeroTargetAndABackoffOutsideItsRange() {
+        Duration target = Duration.ofMillis(200);
+        assertRefused(0, 1, 1, target, 0.9);
+        assertRefused(8, 4, 16, target, 0.9);
+        assertRefused(4, 8, 6, target, 0.9);
+        assertRefused(4, 8, 16, Duration.ZERO, 0.9);
+        assertRefused(4, 8, 16, target, 1.0);
+        assertRefused(4, 8, 16, target, 0.5);
+    }
+
+    private static void assertRefused(int floor, int initial, int max, Duration target, double backoff) {
+        assertThrows(IllegalArgumentException.class,
+                () -> new AdaptiveConcurrencyLimit.Settings(floor, initial, max, target, backoff));
+    }
+}
