@@ -239,21 +239,25 @@ public final class MetricsServer implements AutoCloseable {
         long stored;
         double share;
         int peers;
+        long writtenOff;
         try {
             stored = dht.storedEntries();
             share = dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN);
             peers = dht.knownPeers().size();
+            writtenOff = dht.peersWrittenOff();
         } catch (RuntimeException e) {
             // A backend that cannot tell now (closing, a client cut off) costs these gauges, not the histograms.
             LOG.debug("the DHT's gauges are unavailable: {}", e.toString());
             stored = -1;
             share = Double.NaN;
             peers = -1;
+            writtenOff = -1;
         }
         return PrometheusText.render(latencies.snapshot(), stored, latencies.keyOwnership(),
                 overloadRejections.getAsLong())
                 + (Double.isNaN(share) ? "" : PrometheusText.ownedShare(share))
                 + (peers < 0 ? "" : PrometheusText.knownPeers(peers))
+                + (writtenOff < 0 ? "" : PrometheusText.writtenOff(writtenOff))
                 + PrometheusText.sipTraffic(traffic)
                 + ProcessMetricsText.render();
     }

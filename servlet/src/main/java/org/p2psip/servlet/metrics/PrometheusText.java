@@ -44,6 +44,7 @@ final class PrometheusText {
     static final String OWNED_SHARE = "p2psip_dht_owned_key_share";
     static final String KNOWN_PEERS = "p2psip_dht_known_peers";
     static final String READY = "p2psip_node_ready";
+    static final String WRITTEN_OFF = "p2psip_dht_peers_written_off_total";
     static final String TIME_TO_READY = "p2psip_node_time_to_ready_seconds";
     static final String ACCT_WRITTEN = "p2psip_acct_records_written_total";
     static final String ACCT_DROPPED = "p2psip_acct_records_dropped_total";
@@ -79,7 +80,8 @@ final class PrometheusText {
                     .append("\"} ").append(n).append('\n'));
         }
         family(b, OVERLOAD_REJECTIONS, "counter",
-                "Requests answered 503 because the oldest waiting request had waited too long.");
+                "Requests answered 503 for overload: the oldest waiting request had waited too long, or the "
+                        + "requests waiting on the DHT had reached their adaptive limit.");
         b.append(OVERLOAD_REJECTIONS).append(' ').append(overloadRejections).append('\n');
         return b.toString();
     }
@@ -116,6 +118,16 @@ final class PrometheusText {
         StringBuilder b = new StringBuilder(160);
         family(b, OWNED_SHARE, "gauge", "Share of the DHT's key space this node owns (0 to 1).");
         return b.append(OWNED_SHARE).append(' ').append(share).append('\n').toString();
+    }
+
+    /**
+     * The {@value #WRITTEN_OFF} counter: how often this node took another
+     * overlay member for dead because its calls timed out ({@code Dht.peersWrittenOff}).
+     */
+    static String writtenOff(long count) {
+        StringBuilder b = new StringBuilder(200);
+        family(b, WRITTEN_OFF, "counter", "Overlay members this node took for dead because their calls timed out.");
+        return b.append(WRITTEN_OFF).append(' ').append(count).append('\n').toString();
     }
 
     /** The {@value #KNOWN_PEERS} gauge: the other overlay members this node knows ({@code Dht.knownPeers}). */

@@ -58,6 +58,7 @@ import org.p2psip.servlet.proxy.ProxyTrust;
 import org.p2psip.servlet.proxy.RecordRoutes;
 import org.p2psip.servlet.registrar.Registrar;
 import org.p2psip.servlet.registrar.RegistrationCap;
+import org.p2psip.servlet.sip.DhtAdmission;
 import org.p2psip.servlet.sip.SelfAddress;
 import org.p2psip.servlet.sip.SipEndpoint;
 import org.p2psip.servlet.stack.EdgeGuards;
@@ -188,6 +189,7 @@ public final class FrontNode implements AutoCloseable {
         String stackName = StackProperties.uniqueStackName(self);
         EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
         EdgeGuards.register(stackName, guards);
+        DhtAdmission dhtAdmission = DhtAdmission.standard(settings.protection().retryAfter());
         ExecutorService completions = completionPool();
         SipTraffic traffic = new SipTraffic();
         SipStackImpl stack = null;
@@ -209,7 +211,7 @@ public final class FrontNode implements AutoCloseable {
             if (settings.metrics().isPresent()) {
                 // Before the SIP stack: a busy metrics port fails the start without a stack to stop.
                 metrics = startMetrics(settings.metrics().get(), latencies, dht, guards, traffic, self.hostPort(),
-                        Optional.ofNullable(accountingSink), readiness);
+                        Optional.ofNullable(accountingSink), readiness, dhtAdmission);
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
             stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
@@ -238,14 +240,14 @@ public final class FrontNode implements AutoCloseable {
             Registrar registrar = new Registrar(sip, locations, domains, authenticator, settings.dhtTimeout(),
                     settings.clock(), completions,
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
-                            settings.protection().retryAfter()), accounting);
+                            settings.protection().retryAfter()), dhtAdmission, accounting);
             RecordRoutes recordRoutes = trust.recordRoute().isPresent()
                     ? new RecordRoutes(SelfAddress.of(trust.recordRoute().get()),
                             trust.recordRouteTls().map(SelfAddress::of), true)
                     : new RecordRoutes(self, ownTls.map(SelfAddress::of), false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions,
-                    accounting);
+                    dhtAdmission, accounting);
             OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
                     trust.recordRoute().flatMap(FrontNode::resolved), domains, readiness);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
@@ -333,10 +335,11 @@ public final class FrontNode implements AutoCloseable {
 
     private static MetricsServer startMetrics(HostPort address, DhtLatencies latencies, Dht dht, EdgeGuards guards,
                                               SipTraffic traffic, HostPort sip, Optional<BufferedJdbcSink> accounting,
-                                              NodeReadiness readiness)
+                                              NodeReadiness readiness, DhtAdmission dhtAdmission)
             throws NodeStartException {
         try {
-            return MetricsServer.start(address, dht, latencies, guards::shed, traffic,
+            // Both are 503s for overload: one for the SIP queue's delay, one for the work waiting on the DHT.
+            return MetricsServer.start(address, dht, latencies, () -> guards.shed() + dhtAdmission.refused(), traffic,
                     new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()),
                     () -> accounting.map(BufferedJdbcSink::counts), readiness::isReady, readiness::timeToReady);
         } catch (IOException e) {
