@@ -121,13 +121,16 @@ public final class MetricsServer implements AutoCloseable {
 
     /**
      * Binds {@code address} and serves the balancer's families
-     * ({@link BalancerMetricsText}) and its process's until {@link #close}.
+     * ({@link BalancerMetricsText}) and its process's until {@link #close}; {@code GET /ready} is 200
+     * while some node is up and ready for new requests.
      *
      * @throws IOException when the host does not resolve or the port cannot be bound
      */
     public static MetricsServer start(HostPort address, SipBalancer balancer) throws IOException {
+        // A balancer is ready while it has a node to send new requests to: before that it answers them 503.
         return start(address, () -> BalancerMetricsText.render(balancer, System.nanoTime())
-                + ProcessMetricsText.render(), new BalancerStatusPage(balancer, System.currentTimeMillis()));
+                + ProcessMetricsText.render(), new BalancerStatusPage(balancer, System.currentTimeMillis()),
+                () -> !balancer.nodes().ready().isEmpty());
     }
 
     /**
