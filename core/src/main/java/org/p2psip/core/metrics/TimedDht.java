@@ -105,6 +105,11 @@ public final class TimedDht implements Dht {
     }
 
     @Override
+    public long peersWrittenOff() {
+        return delegate.peersWrittenOff();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -84,6 +84,11 @@ class TimedDhtTest {
         }
 
         @Override
+        public long peersWrittenOff() {
+            return 7;
+        }
+
+        @Override
         public void close() {
             closed = true;
         }
@@ -201,6 +206,7 @@ class TimedDhtTest {
         assertEquals("pending", dht.backendName());
         assertSame(SELF, dht.self());
         assertEquals(42, dht.storedEntries());
+        assertEquals(7, dht.peersWrittenOff(), "the node's metric reads the backend's count through the timing");
         dht.close();
 
         assertTrue(backend.closed);
