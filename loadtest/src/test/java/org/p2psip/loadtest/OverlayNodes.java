@@ -260,6 +260,33 @@ final class OverlayNodes implements AutoCloseable {
     }
 
     /**
+     * The lines in which a node says it wrote a peer off for silence (its
+     * calls timed out), naming a peer other than {@code dead}: a live peer
+     * taken for dead. Refusals, a dead peer's own lines and lines about it
+     * are not counted.
+     */
+    List<String> liveWriteOffs(List<Member> dead) {
+        List<String> wrong = new ArrayList<>();
+        for (Member m : started) {
+            if (dead.contains(m)) {
+                continue;
+            }
+            for (String line : m.process().output()) {
+                int at = line.indexOf(" writes ");
+                int off = line.indexOf(" off: ", Math.max(at, 0));
+                if (at < 0 || off < 0) {
+                    continue;
+                }
+                String peer = line.substring(at + " writes ".length(), off);
+                if (dead.stream().noneMatch(d -> peer.endsWith(d.overlayAddress()))) {
+                    wrong.add("overlay " + m.overlay() + ": " + line);
+                }
+            }
+        }
+        return wrong;
+    }
+
+    /**
      * The last lines each node printed, labelled with its ports; every
      * node's whole output goes to a file under {@code target/node-output}.
      */

@@ -128,6 +128,9 @@ class OwnerRoutingChurnTest {
                 assertTrue(report.attempted() >= rate * SECONDS * 0.95, report.toString());
                 assertTrue(report.failed() * 100 < report.attempted(), () -> report + "; " + settle + "\n"
                         + nodes.nodeOutput() + "\n" + String.join("\n", lb.output()));
+                List<String> liveWrittenOff = nodes.liveWriteOffs(List.of(first.get(1)));
+                assertTrue(liveWrittenOff.isEmpty(), () -> "live peers taken for dead:\n"
+                        + String.join("\n", liveWrittenOff));
             }
         }
     }
