@@ -54,13 +54,14 @@ public final class AdaptiveConcurrencyLimit {
     public record Settings(int floor, int initial, int max, Duration target, double backoff) {
 
         /**
-         * 256 to 4,096 in flight, starting at 512; cut by at least 10 % when the mean passes 400 ms, most of
+         * 64 to 4,096 in flight, starting at 128; cut by at least 10 % when the mean passes 400 ms, most of
          * T1 (500 ms): a REGISTER is two or three operations in a row, so past it every phone retransmits.
          * A 200 ms target refused a third to two thirds of 250 REGISTERs/s on five overlay JVMs sharing two
-         * busy cores, which answered them all, if late, without it; a floor of 64 and a start at 128 refused
-         * 543 of 3,000 REGISTERs that came in bursts of 200 to a hazelcast node answering in milliseconds.
+         * busy cores, which answered them all, if late, without it. A burst of more than 128 REGISTERs at
+         * once at a fresh node is answered 503 with Retry-After for the excess, as an avalanche of
+         * re-registrations should be, even while the DHT keeps up: the limit grows by one a window.
          */
-        public static final Settings DEFAULT = new Settings(256, 512, 4_096, Duration.ofMillis(400), 0.9);
+        public static final Settings DEFAULT = new Settings(64, 128, 4_096, Duration.ofMillis(400), 0.9);
 
         public Settings {
             if (floor < 1 || initial < floor || max < initial) {
