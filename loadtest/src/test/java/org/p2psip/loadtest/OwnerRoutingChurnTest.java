@@ -38,7 +38,8 @@ import org.p2psip.loadtest.bench.Scenario;
  * distinct AORs at a steady rate through the balancer; the fourth node
  * starts and joins a third of the way in, and one of the first three is
  * SIGKILLed two thirds of the way in. Fewer than 1 % of the REGISTERs may
- * fail. Before that, unmeasured, 100/s for 15 s and then half the rate for
+ * fail. A REGISTER a node sheds (503 with Retry-After) is sent again once
+ * after the wait, as a phone does; how many were is reported. Before that, unmeasured, 100/s for 15 s and then half the rate for
  * {@code -Dchurn.settle.seconds} (20): the nodes run compiled code, and the
  * joiner finds a ring that already holds bindings to hand over, which is
  * what makes a join cost anything.
@@ -65,8 +66,11 @@ class OwnerRoutingChurnTest {
     private static final Pattern SHED = Pattern.compile(
             "^p2psip_sip_overload_rejections_total\\s+(\\S+)$", Pattern.MULTILINE);
 
-    /** Key operations started on owners and elsewhere, summed over the nodes scraped, at {@code atMillis}. */
-    private record KeyOps(long atMillis, long local, long remote) {
+    /**
+     * Key operations started on owners and elsewhere, and requests shed with 503, summed over the nodes
+     * scraped, at {@code atMillis}.
+     */
+    private record KeyOps(long atMillis, long local, long remote, long shed) {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -116,15 +120,18 @@ class OwnerRoutingChurnTest {
                         live.remove(victim);
                         killAt = now;
                     }
-                    scrape(live).ifPresent(k -> samples.add(new KeyOps(k.atMillis() - t0, k.local(), k.remote())));
+                    scrape(live).ifPresent(k -> samples.add(new KeyOps(k.atMillis() - t0, k.local(), k.remote(), k.shed())));
                     TimeUnit.MILLISECONDS.sleep(500);
                 }
                 LoadReport report = load.get();
                 String settle = String.format(Locale.ROOT, "owner share back above 95 %%: %s after the join, "
-                        + "%s after the kill; shed by the nodes' overload gates (503, relayed as 500): %s",
-                        settledAfter(samples, joinAt), settledAfter(samples, killAt), shed.values());
-                System.out.printf("%s churn at %.0f/s: %d of %d failed %s; %s%n", dht, rate, report.failed(),
-                        report.attempted(), report.failures(), settle);
+                        + "%s after the kill; shed by the nodes' overload gates (503, relayed as 500): %s; "
+                        + "shed by the live nodes per 5 s (join at %.0f s, kill at %.0f s): %s",
+                        settledAfter(samples, joinAt), settledAfter(samples, killAt), shed.values(),
+                        joinAt / 1000.0, killAt / 1000.0, shedTimeline(samples));
+                System.out.printf("%s churn at %.0f/s: %d of %d failed %s, %d sent again after a 503's "
+                        + "Retry-After; %s%n", dht, rate, report.failed(), report.attempted(), report.failures(),
+                        report.retriedAfter503(), settle);
                 assertTrue(report.attempted() >= rate * SECONDS * 0.95, report.toString());
                 assertTrue(report.failed() * 100 < report.attempted(), () -> report + "; " + settle + "\n"
                         + nodes.nodeOutput() + "\n" + String.join("\n", lb.output()));
@@ -137,13 +144,15 @@ class OwnerRoutingChurnTest {
 
     private static LoadSpec spec(HostPort target, double rate, long count, long firstIndex) {
         return LoadSpec.of(Scenario.REGISTER, target).withDomain(DOMAIN).withRate(rate).withCount(count)
-                .withFirstIndex(firstIndex).withDuration(Duration.ofSeconds(count / (long) rate + 60));
+                .withFirstIndex(firstIndex).withDuration(Duration.ofSeconds(count / (long) rate + 60))
+                .withHonourRetryAfter(true);
     }
 
     /** The nodes' key operations now; empty when one of them did not answer (a node just killed, or starting). */
     private Optional<KeyOps> scrape(List<OverlayNodes.Member> members) throws InterruptedException {
         long local = 0;
         long remote = 0;
+        long shedNow = 0;
         for (OverlayNodes.Member m : members) {
             HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.metrics() + "/metrics"))
                     .timeout(Duration.ofSeconds(1)).build();
@@ -152,6 +161,7 @@ class OwnerRoutingChurnTest {
                 Matcher s = SHED.matcher(answer.body());
                 if (s.find()) {
                     shed.put(m.metrics(), (long) Double.parseDouble(s.group(1)));
+                    shedNow += (long) Double.parseDouble(s.group(1));
                 }
                 Matcher k = KEY_OPS.matcher(answer.body());
                 while (k.find()) {
@@ -166,7 +176,26 @@ class OwnerRoutingChurnTest {
                 return Optional.empty();
             }
         }
-        return Optional.of(new KeyOps(System.currentTimeMillis(), local, remote));
+        return Optional.of(new KeyOps(System.currentTimeMillis(), local, remote, shedNow));
+    }
+
+    /**
+     * Requests the live nodes shed in each 5 s of the run, from the samples' counters (a node killed or
+     * joining changes the sum, so a step across a membership change is left out as "?").
+     */
+    private static String shedTimeline(List<KeyOps> samples) {
+        List<String> buckets = new ArrayList<>();
+        KeyOps from = null;
+        for (KeyOps k : samples) {
+            if (from == null) {
+                from = k;
+            } else if (k.atMillis() - from.atMillis() >= 5_000) {
+                long d = k.shed() - from.shed();
+                buckets.add(d < 0 ? "?" : Long.toString(d));
+                from = k;
+            }
+        }
+        return buckets.toString();
     }
 
     /**

@@ -15,6 +15,15 @@ public interface Flow {
     Step onFinal(SipMessage response);
 
     /**
+     * The current request again as a new client transaction (a new branch,
+     * the next CSeq), to retry it after a 503's Retry-After as a phone
+     * does (RFC 3261 §21.5.4); null when the flow does not retry.
+     */
+    default Outgoing again() {
+        return null;
+    }
+
+    /**
      * The ACK to send again when a 2xx to this flow's INVITE is
      * retransmitted after the flow has moved on (the UAS retransmits its
      * 2xx until it sees the ACK, RFC 3261 §13.3.1.4), or null.

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -25,6 +26,12 @@ import java.util.function.Consumer;
  * while the lane is at the limit is not sent and counts as failed
  * ("in-flight-limit"), so an overloaded target cannot make the generator
  * hoard memory without the report saying so.
+ *
+ * <p>With {@code honourRetryAfter}, a flow whose request gets 503 with
+ * Retry-After sends it again once after that many seconds, as a phone
+ * does (RFC 3261 §21.5.4); the flow's latency then includes the wait, and
+ * each such retry is counted ({@link LaneStats#retriedAfter503}). A second
+ * 503 fails the flow.
  */
 final class LaneEngine {
 
@@ -34,6 +41,7 @@ final class LaneEngine {
         final long startedAt;
         final List<String> branches = new ArrayList<>(2);
         boolean over;
+        boolean retried;
 
         Job(Flow flow, long startedAt) {
             this.flow = flow;
@@ -74,6 +82,13 @@ final class LaneEngine {
     }
 
     private final PriorityQueue<Timer> timerQueue = new PriorityQueue<>((a, b) -> Long.compare(a.at, b.at));
+
+    /** A request to send at {@code at}: a retry after Retry-After. */
+    private record Deferred(long at, Job job, Outgoing request) {
+    }
+
+    private final PriorityQueue<Deferred> deferred = new PriorityQueue<>((a, b) -> Long.compare(a.at, b.at));
+    private final boolean honourRetryAfter;
     private long sent;
     private long branchCounter;
     private int open;
@@ -86,8 +101,8 @@ final class LaneEngine {
      * @param stride     distance between this lane's flow indices (the number of lanes)
      */
     LaneEngine(FlowContext context, FlowFactory flows, long firstIndex, long stride, OpenLoopPacer pacer,
-               boolean reliable, SipTimers timers, long drainNanos, int maxInFlight, LaneStats stats,
-               LiveCounters live, Consumer<Outgoing> wire) {
+               boolean reliable, SipTimers timers, long drainNanos, int maxInFlight, boolean honourRetryAfter,
+               LaneStats stats, LiveCounters live, Consumer<Outgoing> wire) {
         this.context = context;
         this.flows = flows;
         this.firstIndex = firstIndex;
@@ -97,6 +112,7 @@ final class LaneEngine {
         this.timers = timers;
         this.drainNanos = drainNanos;
         this.maxInFlight = maxInFlight;
+        this.honourRetryAfter = honourRetryAfter;
         this.stats = stats;
         this.live = live;
         this.wire = wire;
@@ -128,6 +144,13 @@ final class LaneEngine {
                 drainDeadline = now + drainNanos;
             }
         }
+        Deferred d;
+        while ((d = deferred.peek()) != null && d.at <= now) {
+            deferred.poll();
+            if (!d.job.over) {
+                send(d.job, d.request, now);
+            }
+        }
         Timer timer;
         while ((timer = timerQueue.peek()) != null && timer.at <= now) {
             timerQueue.poll();
@@ -156,6 +179,9 @@ final class LaneEngine {
                 if (!p.job.over) {
                     end(p.job, now, "unfinished");
                 }
+            }
+            for (Deferred waiting : deferred) {
+                end(waiting.job, now, "unfinished");
             }
             finish();
         }
@@ -205,6 +231,9 @@ final class LaneEngine {
                 end(p.job, now, "connection closed");
             }
         }
+        for (Deferred waiting : deferred) {
+            end(waiting.job, now, "connection closed");
+        }
         byBranch.clear();
         sendingDone = true;
         finish();
@@ -224,6 +253,16 @@ final class LaneEngine {
             return;
         }
         Step step = job.flow.onFinal(response);
+        if (step instanceof Step.Failed && response.status() == 503 && response.retryAfter() >= 0
+                && honourRetryAfter && !job.retried) {
+            Outgoing again = job.flow.again();
+            if (again != null) {
+                job.retried = true;
+                stats.retriedAfter503++;
+                deferred.add(new Deferred(now + TimeUnit.SECONDS.toNanos(response.retryAfter()), job, again));
+                return;
+            }
+        }
         if (step instanceof Step.Continue c) {
             for (Outgoing once : c.once()) {
                 wire.accept(once);
@@ -299,6 +338,7 @@ final class LaneEngine {
         finished = true;
         byBranch.clear();
         timerQueue.clear();
+        deferred.clear();
     }
 
     private String nextBranch() {

@@ -20,6 +20,8 @@ final class LaneStats {
     long succeeded;
     long failed;
     long retransmissions;
+    /** Flows that got 503 with Retry-After and sent their request again after it. */
+    long retriedAfter503;
     long strays;
     long maxLagNanos;
     long firstSendAt = Long.MAX_VALUE;

@@ -31,11 +31,14 @@ import org.HdrHistogram.Histogram;
  * @param meanMillis      mean latency
  * @param maxLagMillis    how late the generator sent its most delayed request; a large value means the
  *                        generator, not the target, limited the rate
+ * @param retriedAfter503 flows that got 503 with Retry-After and sent their request again after it
+ *                        ({@link LoadSpec#honourRetryAfter}); a second 503 counts as a failure
  */
 public record LoadReport(String scenario, String transport, String target, double offeredRate, double achievedRate,
                          long attempted, long succeeded, long failed, Map<String, Long> failures, long retransmissions,
                          double elapsedSeconds, double p50Millis, double p90Millis, double p99Millis,
-                         double p999Millis, double maxMillis, double meanMillis, double maxLagMillis) {
+                         double p999Millis, double maxMillis, double meanMillis, double maxLagMillis,
+                         long retriedAfter503) {
 
     public LoadReport {
         failures = Map.copyOf(failures);
@@ -54,6 +57,7 @@ public record LoadReport(String scenario, String transport, String target, doubl
         long succeeded = 0;
         long failed = 0;
         long retransmissions = 0;
+        long retried = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         long lag = 0;
@@ -64,6 +68,7 @@ public record LoadReport(String scenario, String transport, String target, doubl
             succeeded += s.succeeded;
             failed += s.failed;
             retransmissions += s.retransmissions;
+            retried += s.retriedAfter503;
             first = Math.min(first, s.firstSendAt);
             last = Math.max(last, s.lastDoneAt);
             lag = Math.max(lag, s.maxLagNanos);
@@ -77,7 +82,7 @@ public record LoadReport(String scenario, String transport, String target, doubl
                 achieved, attempted, succeeded, failed, failures, retransmissions, window,
                 any ? millis(h.getValueAtPercentile(50)) : 0, any ? millis(h.getValueAtPercentile(90)) : 0,
                 any ? millis(h.getValueAtPercentile(99)) : 0, any ? millis(h.getValueAtPercentile(99.9)) : 0,
-                any ? millis(h.getMaxValue()) : 0, any ? h.getMean() / 1000.0 : 0, lag / 1e6);
+                any ? millis(h.getMaxValue()) : 0, any ? h.getMean() / 1000.0 : 0, lag / 1e6, retried);
     }
 
     private static double millis(long micros) {
@@ -92,7 +97,8 @@ public record LoadReport(String scenario, String transport, String target, doubl
                 "%s %s %s: %.0f/s offered, %.1f/s achieved, %d/%d ok (%.3f%%), latency ms p50 %.2f p90 %.2f "
                         + "p99 %.2f max %.2f, failures: %s, retransmissions %d",
                 scenario, transport, target, offeredRate, achievedRate, succeeded, attempted, 100 * successRatio(),
-                p50Millis, p90Millis, p99Millis, maxMillis, fails, retransmissions);
+                p50Millis, p90Millis, p99Millis, maxMillis, fails, retransmissions)
+                + (retriedAfter503 > 0 ? ", retried after 503 " + retriedAfter503 : "");
     }
 
     /** One JSON object. */
@@ -106,7 +112,7 @@ public record LoadReport(String scenario, String transport, String target, doubl
                 .field("offered_rate", offeredRate).field("achieved_rate", achievedRate)
                 .field("attempted", attempted).field("succeeded", succeeded).field("failed", failed)
                 .field("success_ratio", successRatio()).field("failures", new TreeMap<>(failures))
-                .field("retransmissions", retransmissions).field("elapsed_seconds", elapsedSeconds)
+                .field("retransmissions", retransmissions).field("retried_after_503", retriedAfter503).field("elapsed_seconds", elapsedSeconds)
                 .name("latency_ms").beginObject()
                 .field("p50", p50Millis).field("p90", p90Millis).field("p99", p99Millis).field("p99.9", p999Millis)
                 .field("max", maxMillis).field("mean", meanMillis).endObject()

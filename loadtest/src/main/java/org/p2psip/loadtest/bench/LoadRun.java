@@ -274,7 +274,8 @@ public final class LoadRun implements AutoCloseable {
             long firstIndex = step.firstIndex() + i;
             OpenLoopPacer pacer = new OpenLoopPacer(start, step.rate() / n, share, step.duration().toNanos());
             done.add(lane.run(wire -> new LaneEngine(context, flows, firstIndex, n, pacer,
-                    step.transport().reliable(), step.timers(), step.drainNanos(), inFlightShare, laneStats, live,
+                    step.transport().reliable(), step.timers(), step.drainNanos(), inFlightShare,
+                    step.honourRetryAfter(), laneStats, live,
                     wire), laneStats));
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));

@@ -29,11 +29,13 @@ import org.p2psip.core.net.HostPort;
  *                    null means {@code transport}
  * @param auth        whether and as whom the generator authenticates
  * @param tls         over TLS: whom the lanes trust, what the built-in UAS presents
+ * @param honourRetryAfter send a request that got 503 with Retry-After again once after that wait, as a
+ *                    phone does (RFC 3261 §21.5.4); the report counts how often
  */
 public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transport, double rate, long count,
                        Duration duration, int threads, int aors, double setupRate, long firstIndex,
                        String localHost, String domain, SipTimers timers, Duration drain, int maxInFlight,
-                       BenchTransport uasTransport, BenchAuth auth, BenchTls tls) {
+                       BenchTransport uasTransport, BenchAuth auth, BenchTls tls, boolean honourRetryAfter) {
 
     /** The paper's registration test size. */
     public static final long DEFAULT_COUNT = 150_000;
@@ -76,92 +78,97 @@ public record LoadSpec(Scenario scenario, HostPort target, BenchTransport transp
     public static LoadSpec of(Scenario scenario, HostPort target) {
         return new LoadSpec(scenario, target, BenchTransport.UDP, 1000, DEFAULT_COUNT, Duration.ofMinutes(10),
                 Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), 1000, 2000, 0, null, null,
-                SipTimers.RFC3261, null, 200_000, null, BenchAuth.NONE, BenchTls.DEFAULT);
+                SipTimers.RFC3261, null, 200_000, null, BenchAuth.NONE, BenchTls.DEFAULT, false);
     }
 
     public LoadSpec withTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, t, rate, count, duration, threads, aors, setupRate, firstIndex, localHost,
-                domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withRate(double r) {
         return new LoadSpec(scenario, target, transport, r, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withCount(long c) {
         return new LoadSpec(scenario, target, transport, rate, c, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withDuration(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, d, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withThreads(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, n, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withAors(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, n, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withSetupRate(double r) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, r, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withFirstIndex(long i) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, i,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withLocalHost(String h) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                h, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                h, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withDomain(String d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, d, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, d, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withTimers(SipTimers t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, t, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, t, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withDrain(Duration d) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, d, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, d, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withMaxInFlight(int n) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, n, uasTransport, auth, tls);
+                localHost, domain, timers, drain, n, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withScenario(Scenario s) {
         return new LoadSpec(s, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withUasTransport(BenchTransport t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, t, auth, tls);
+                localHost, domain, timers, drain, maxInFlight, t, auth, tls, honourRetryAfter);
     }
 
     public LoadSpec withAuth(BenchAuth a) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, a, tls);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, a, tls, honourRetryAfter);
     }
 
     public LoadSpec withTls(BenchTls t) {
         return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
-                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, t);
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, t, honourRetryAfter);
+    }
+
+    public LoadSpec withHonourRetryAfter(boolean honour) {
+        return new LoadSpec(scenario, target, transport, rate, count, duration, threads, aors, setupRate, firstIndex,
+                localHost, domain, timers, drain, maxInFlight, uasTransport, auth, tls, honour);
     }
 
     /** The transport of the UAS's contacts: {@link #uasTransport} or {@link #transport}. */

@@ -10,7 +10,8 @@ import java.util.function.Supplier;
  * same binding (§10.2.4), which the registrar orders by Call-ID and CSeq
  * (§10.3 step 7). When the lane authenticates, the REGISTER carries the
  * lane's credentials if it has a nonce, and a 401 is answered once with
- * the next CSeq (§22.2), as a phone does. Succeeds on a 200.
+ * the next CSeq (§22.2), as a phone does; when the lane honours Retry-After,
+ * a 503 is retried with the next CSeq too ({@link #again()}). Succeeds on a 200.
  */
 final class RegisterFlow implements Flow {
 
@@ -47,6 +48,13 @@ final class RegisterFlow implements Flow {
         String branch = branches.get();
         return new Outgoing("REGISTER", branch,
                 SipRequests.register(context, branch, user, callId, cseq, contact, authorization), null);
+    }
+
+    @Override
+    public Outgoing again() {
+        cseq++;
+        DigestSession digest = context.digest();
+        return request(digest != null && digest.ready() ? digest.authorize(user, "REGISTER", context.registrarUri()) : null);
     }
 
     @Override

@@ -152,6 +152,12 @@ final class ScenarioCommand implements Callable<Integer> {
                     + "counts as failed (in-flight-limit). Default: ${DEFAULT-VALUE}.")
     int maxInFlight;
 
+    @Option(names = "--honour-retry-after",
+            description = "register, reregister: send a REGISTER that got 503 with Retry-After again once after "
+                    + "that many seconds, with the next CSeq, as a phone does (RFC 3261 §21.5.4); a second 503 "
+                    + "fails it. The report counts the retries. Default: a 503 fails the REGISTER.")
+    boolean honourRetryAfter;
+
     @Option(names = "--auth", paramLabel = "required|none", defaultValue = "required",
             converter = AuthMode.Converter.class,
             description = "required: act as the target's users bench0..bench<N-1> (and benchcallee0.. for the "
@@ -249,6 +255,7 @@ final class ScenarioCommand implements Callable<Integer> {
                 .withRate(rate != null ? rate : 1000).withCount(n).withDuration(Duration.ofSeconds(seconds))
                 .withThreads(threads).withAors(aors).withSetupRate(setupRate).withLocalHost(local).withDomain(domain)
                 .withTimers(SipTimers.RFC3261.withT1(Duration.ofMillis(t1Millis))).withMaxInFlight(maxInFlight)
+                .withHonourRetryAfter(honourRetryAfter)
                 .withAuth(benchAuth);
     }
 

@@ -27,10 +27,12 @@ import java.util.Locale;
  * @param recordRoutes every Record-Route value, top first, one entry per route
  * @param body         the message body (empty when none)
  * @param challenges   every WWW-Authenticate and Proxy-Authenticate value, in order, each whole
+ * @param retryAfter   the seconds of a Retry-After header (RFC 3261 §20.33), or -1 when there is none
+ *                     or it is not a number
  */
 public record SipMessage(boolean request, String method, String requestUri, int status, String callId, long cseq,
                          List<String> vias, String from, String to, String toTag, String contactUri,
-                         List<String> recordRoutes, byte[] body, List<String> challenges) {
+                         List<String> recordRoutes, byte[] body, List<String> challenges, int retryAfter) {
 
     /** The branch parameter of the top Via, which names the transaction (§17.1.3), or null. */
     public String topBranch() {
@@ -82,6 +84,7 @@ public record SipMessage(boolean request, String method, String requestUri, int 
         String from = null;
         String to = null;
         String contact = null;
+        int retryAfter = -1;
         List<String> vias = new ArrayList<>(4);
         List<String> recordRoutes = new ArrayList<>(2);
         List<String> challenges = new ArrayList<>(0);
@@ -101,6 +104,7 @@ public record SipMessage(boolean request, String method, String requestUri, int 
                 case "via", "v" -> vias.addAll(splitList(value));
                 case "record-route" -> recordRoutes.addAll(splitList(value));
                 case "www-authenticate", "proxy-authenticate" -> challenges.add(value);
+                case "retry-after" -> retryAfter = seconds(value);
                 case "contact", "m" -> {
                     if (contact == null) {
                         contact = value;
@@ -127,7 +131,16 @@ public record SipMessage(boolean request, String method, String requestUri, int 
                 : java.util.Arrays.copyOfRange(bytes, bodyStart, bytes.length);
         return new SipMessage(request, method, requestUri, status, callId, cseq, List.copyOf(vias), from, to,
                 to == null ? null : param(to, "tag"), contact == null ? null : uriOf(contact),
-                List.copyOf(recordRoutes), body, List.copyOf(challenges));
+                List.copyOf(recordRoutes), body, List.copyOf(challenges), retryAfter);
+    }
+
+    /** The delta-seconds that open a Retry-After value ("2", "120 (busy);duration=60"), or -1. */
+    private static int seconds(String value) {
+        int end = 0;
+        while (end < value.length() && end < 9 && Character.isDigit(value.charAt(end))) {
+            end++;
+        }
+        return end == 0 ? -1 : Integer.parseInt(value.substring(0, end));
     }
 
     /** The URI inside a name-addr ({@code "Bob" <sip:b@h>;tag=x}) or an addr-spec ({@code sip:b@h}). */

@@ -21,8 +21,12 @@ class LaneEngineTest {
             new FlowContext("run1", "127.0.0.1:5060", "UDP", "127.0.0.1:40000", "u", "callee", 10, 3600, 0, null, 0);
 
     private LaneEngine engine(Scenario scenario, double rate, long count, boolean reliable) {
+        return engine(scenario, rate, count, reliable, false);
+    }
+
+    private LaneEngine engine(Scenario scenario, double rate, long count, boolean reliable, boolean honourRetryAfter) {
         return new LaneEngine(context, scenario::flow, 0, 1, new OpenLoopPacer(0, rate, count, 60_000 * MS), reliable,
-                SipTimers.RFC3261, 40_000 * MS, 1000, stats, new LiveCounters(), wire::add);
+                SipTimers.RFC3261, 40_000 * MS, 1000, honourRetryAfter, stats, new LiveCounters(), wire::add);
     }
 
     private static SipMessage answer(Outgoing request, int status, String extra) {
@@ -132,9 +136,74 @@ class LaneEngineTest {
     }
 
     @Test
+    void aRegisterShedWithRetryAfterIsSentAgainOnceAfterTheWaitWithTheNextCSeq() {
+        LaneEngine e = engine(Scenario.REGISTER, 1000, 1, false, true);
+        e.tick(0);
+        Outgoing first = wire.get(0);
+        e.onMessage(answer(first, 503, "Retry-After: 2\r\n"), 3 * MS);
+        e.tick(1_999 * MS);
+        assertEquals(1, wire.size(), "nothing is sent before Retry-After has passed");
+        e.tick(2_003 * MS);
+        assertEquals(2, wire.size());
+        SipMessage again = SipMessage.parse(wire.get(1).bytes());
+        SipMessage original = SipMessage.parse(first.bytes());
+        assertEquals(original.callId(), again.callId(), "the same registration");
+        assertEquals(original.cseq() + 1, again.cseq(), "a new request of the registration gets the next CSeq");
+        assertTrue(!first.branch().equals(wire.get(1).branch()), "a new transaction");
+        e.onMessage(answer(wire.get(1), 200, null), 2_010 * MS);
+        e.tick(2_011 * MS);
+        assertTrue(e.finished());
+        assertEquals(1, stats.succeeded);
+        assertEquals(1, stats.retriedAfter503);
+        assertEquals(2_010_000, stats.latencyMicros.getMaxValue(), 2_000, "the wait counts in the latency");
+    }
+
+    @Test
+    void aSecondServiceUnavailableFailsTheFlow() {
+        LaneEngine e = engine(Scenario.REGISTER, 1000, 1, false, true);
+        e.tick(0);
+        e.onMessage(answer(wire.get(0), 503, "Retry-After: 1\r\n"), 1 * MS);
+        e.tick(1_001 * MS);
+        e.onMessage(answer(wire.get(1), 503, "Retry-After: 1\r\n"), 1_002 * MS);
+        e.tick(1_003 * MS);
+        assertTrue(e.finished());
+        assertEquals(Map.of("503", 1L), stats.failures);
+        assertEquals(2, wire.size());
+    }
+
+    @Test
+    void withoutHonouringOrWithoutRetryAfterA503Fails() {
+        LaneEngine plain = engine(Scenario.REGISTER, 1000, 1, false, false);
+        plain.tick(0);
+        plain.onMessage(answer(wire.get(0), 503, "Retry-After: 1\r\n"), 1 * MS);
+        plain.tick(2 * MS);
+        assertTrue(plain.finished());
+        LaneEngine noHeader = engine(Scenario.REGISTER, 1000, 1, false, true);
+        noHeader.tick(0);
+        noHeader.onMessage(answer(wire.get(1), 503, null), 1 * MS);
+        noHeader.tick(2 * MS);
+        assertTrue(noHeader.finished());
+        assertEquals(Map.of("503", 2L), stats.failures);
+        assertEquals(0, stats.retriedAfter503);
+    }
+
+    @Test
+    void aRetryStillWaitingWhenTheDrainEndsIsUnfinished() {
+        LaneEngine e = new LaneEngine(context, Scenario.REGISTER::flow, 0, 1, new OpenLoopPacer(0, 10, 1, 60_000 * MS),
+                false, SipTimers.RFC3261, 100 * MS, 1000, true, stats, new LiveCounters(), wire::add);
+        e.tick(0);
+        e.onMessage(answer(wire.get(0), 503, "Retry-After: 5\r\n"), 1 * MS);
+        e.tick(50 * MS);
+        assertFalse(e.finished(), "the retry is still to come");
+        e.tick(200 * MS);
+        assertTrue(e.finished());
+        assertEquals(Map.of("unfinished", 1L), stats.failures);
+    }
+
+    @Test
     void drainLimitEndsStragglersAsUnfinished() {
         LaneEngine e = new LaneEngine(context, Scenario.REGISTER::flow, 0, 1, new OpenLoopPacer(0, 10, 1, 60_000 * MS),
-                false, SipTimers.RFC3261, 100 * MS, 1000, stats, new LiveCounters(), wire::add);
+                false, SipTimers.RFC3261, 100 * MS, 1000, false, stats, new LiveCounters(), wire::add);
         e.tick(0);
         e.tick(99 * MS);
         assertFalse(e.finished());
@@ -146,7 +215,7 @@ class LaneEngineTest {
     @Test
     void theInFlightLimitRefusesRatherThanHoards() {
         LaneEngine e = new LaneEngine(context, Scenario.REGISTER::flow, 0, 1, new OpenLoopPacer(0, 1000, 5, 60_000 * MS),
-                false, SipTimers.RFC3261, 100 * MS, 2, stats, new LiveCounters(), wire::add);
+                false, SipTimers.RFC3261, 100 * MS, 2, false, stats, new LiveCounters(), wire::add);
         e.tick(4 * MS);
         assertEquals(2, wire.size());
         assertEquals(Map.of("in-flight-limit", 3L), stats.failures);

@@ -20,7 +20,7 @@ class CpuCostTest {
 
     private static LoadReport sent(long requests) {
         return new LoadReport("register", "udp", "127.0.0.1:5060", requests, requests, requests, requests, 0, Map.of(),
-                0, 1, 1, 1, 1, 1, 1, 1, 0);
+                0, 1, 1, 1, 1, 1, 1, 1, 0, 0);
     }
 
     @Test

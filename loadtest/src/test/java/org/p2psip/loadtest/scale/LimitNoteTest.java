@@ -19,7 +19,7 @@ class LimitNoteTest {
         long attempted = 1000;
         long succeeded = Math.round(ok * attempted);
         return new MaxRateReport.SearchStep(new LoadReport("register", "udp", "127.0.0.1:5060", rate, rate * ok,
-                attempted, succeeded, attempted - succeeded, failures, 0, 1, 1, 2, 250, 300, 400, 5, 0), held);
+                attempted, succeeded, attempted - succeeded, failures, 0, 1, 1, 2, 250, 300, 400, 5, 0, 0), held);
     }
 
     @Test
