@@ -13,13 +13,13 @@ import java.util.concurrent.atomic.LongAdder;
  * at once, instead of being queued into an overlay that answers it after
  * seconds, or never.
  *
- * <p>The limit moves by additive increase and multiplicative decrease
- * (AIMD, as TCP's congestion window and Netflix's concurrency-limits do),
- * once per window of {@link Settings#target} length, on the mean latency
+ * <p>The limit moves by multiplicative steps, up by an eighth and down by
+ * a tenth to a half (as TCP's congestion window does in slow start and on
+ * loss, and Netflix's concurrency-limits), once per window of {@link Settings#target} length, on the mean latency
  * of the operations completed in it:
  *
  * <ul>
- *   <li>at most the target, the limit grows by one, but only if at least
+ *   <li>at most the target, the limit grows by an eighth (at least one), but only if at least
  *       half of it was in use, so a lightly loaded node does not grow a
  *       limit it never tested;</li>
  *   <li>above the target, it is cut by the factor the target bears to the
@@ -59,7 +59,7 @@ public final class AdaptiveConcurrencyLimit {
          * A 200 ms target refused a third to two thirds of 250 REGISTERs/s on five overlay JVMs sharing two
          * busy cores, which answered them all, if late, without it. A burst of more than 128 REGISTERs at
          * once at a fresh node is answered 503 with Retry-After for the excess, as an avalanche of
-         * re-registrations should be, even while the DHT keeps up: the limit grows by one a window.
+         * re-registrations should be, even while the DHT keeps up, until the limit has grown to the rate.
          */
         public static final Settings DEFAULT = new Settings(64, 128, 4_096, Duration.ofMillis(400), 0.9);
 
@@ -85,6 +85,13 @@ public final class AdaptiveConcurrencyLimit {
 
     private static final long NEVER = Long.MIN_VALUE;
     private static final double HALVE = 0.5;
+    /**
+     * A window under the target that used half the limit or more raises it by an eighth: the in-flight
+     * count a rate needs is that rate times the latency (Little's law), so at thousands of operations a
+     * second a latency that grows from milliseconds to a few hundred needs hundreds more places within
+     * seconds, which growing by one a window would take minutes to give.
+     */
+    private static final int GROWTH_DIVISOR = 8;
 
     private final int floor;
     private final int max;
@@ -184,7 +191,7 @@ public final class AdaptiveConcurrencyLimit {
             limit.set(Math.max(floor, (int) (current * factor)));
             lastCut = nowNanos;
         } else if (used && current < max) {
-            limit.set(current + 1);
+            limit.set((int) Math.min(max, current + Math.max(1L, current / GROWTH_DIVISOR)));
         }
     }
 }

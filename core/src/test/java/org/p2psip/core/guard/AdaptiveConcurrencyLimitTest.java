@@ -59,11 +59,13 @@ class AdaptiveConcurrencyLimitTest {
     }
 
     @Test
-    void limitGrowsWhileLatencyStaysLow() {
+    void limitGrowsByAnEighthAWindowWhileLatencyStaysLow() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        new Load(limit).run(10_000, 1_000, 50);
-        assertTrue(limit.limit() >= 60, "by one per 200 ms window for 10 s: " + limit.limit());
-        assertTrue(limit.limit() <= 70, "additively, not doubling: " + limit.limit());
+        Load load = new Load(limit).run(1_000, 1_000, 50);
+        assertTrue(limit.limit() >= 27, "20, 22, 24, 27, 30 over the windows that end within 1 s: " + limit.limit());
+        assertTrue(limit.limit() <= 40, "by an eighth, not doubling: " + limit.limit());
+        load.run(10_000, 1_000, 50);
+        assertEquals(400, limit.limit(), "up to the max within seconds");
     }
 
     @Test
@@ -126,7 +128,7 @@ class AdaptiveConcurrencyLimitTest {
             limit.release(i * MS, i * MS + 10 * MS, false);
         }
         limit.release(0, 600 * MS, false);
-        assertEquals(21, limit.limit(), "one slow hop among quick local answers is no queue: mean 39.5 ms");
+        assertEquals(22, limit.limit(), "one slow hop among quick local answers is no queue: mean 39.5 ms, 20 + 20/8");
     }
 
     @Test
