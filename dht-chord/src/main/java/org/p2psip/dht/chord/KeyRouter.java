@@ -26,13 +26,22 @@ import org.p2psip.core.overlay.OverlayException;
  * owner up (through a small route cache), runs there — on this node's
  * {@link FencedWrites} when it is the owner itself — and on a dead node, a
  * refusal or a failed lookup pauses on the owner thread and tries again,
- * until the operation timeout. Reads go to the owner and fall back to the
+ * each pause twice the one before (up to {@link #MAX_RETRY_PAUSE}), until
+ * the operation timeout. Reads go to the owner and fall back to the
  * replicas in take-over order; writes go to the owner only. Every lookup's
  * hop count goes into the node's {@link LookupStats}.
  */
 final class KeyRouter {
 
-    private static final Duration RETRY_PAUSE = Duration.ofMillis(50);
+    /** The first pause before an operation is tried again; each further one doubles, up to {@link #MAX_RETRY_PAUSE}. */
+    static final Duration RETRY_PAUSE = Duration.ofMillis(50);
+    /**
+     * The longest pause between two tries. While a range changes hands its
+     * keys are refused for as long as the new owner takes to catch up; every
+     * waiting operation retrying each 50 ms made twenty lookups a second
+     * each, on the very nodes doing the hand-over (issue 33).
+     */
+    static final Duration MAX_RETRY_PAUSE = Duration.ofMillis(800);
     private static final int ROUTE_CACHE_SIZE = 10_000;
 
     private final RingState ring;
@@ -185,11 +194,17 @@ final class KeyRouter {
             return closed();
         }
         long deadline = nanos.getAsLong() + operationTimeout.toNanos();
-        return attempt(what, action, space.idOf(key), deadline, null);
+        return attempt(what, action, space.idOf(key), deadline, null, 0);
+    }
+
+    /** The pause before try {@code tries + 1}: {@link #RETRY_PAUSE} doubled per try so far, at most {@link #MAX_RETRY_PAUSE}. */
+    static Duration retryPause(int tries) {
+        long millis = RETRY_PAUSE.toMillis() << Math.min(tries, 16);
+        return Duration.ofMillis(Math.min(MAX_RETRY_PAUSE.toMillis(), millis));
     }
 
     private <T> CompletableFuture<T> attempt(String what, Function<LookupResult, CompletableFuture<T>> action,
-                                             BigInteger id, long deadline, Throwable last) {
+                                             BigInteger id, long deadline, Throwable last, int tries) {
         if (owner.closed()) {
             return closed();
         }
@@ -211,7 +226,8 @@ final class KeyRouter {
                     routes.remove(id);
                     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                     CompletableFuture<T> retry = new CompletableFuture<>();
-                    boolean scheduled = owner.later(RETRY_PAUSE, () -> attempt(what, action, id, deadline, cause)
+                    boolean scheduled = owner.later(retryPause(tries), () -> attempt(what, action, id, deadline,
+                            cause, tries + 1)
                             .whenComplete((v, x) -> {
                                 if (x != null) {
                                     retry.completeExceptionally(x);
