@@ -65,12 +65,16 @@ class OwnerRoutingChurnTest {
 
     private static final Pattern SHED = Pattern.compile(
             "^p2psip_sip_overload_rejections_total\\s+(\\S+)$", Pattern.MULTILINE);
+    private static final Pattern ADMISSION_REFUSED = Pattern.compile(
+            "^p2psip_dht_admission_refused_total\\s+(\\S+)$", Pattern.MULTILINE);
+    private static final Pattern ADMISSION_LIMIT = Pattern.compile(
+            "^p2psip_dht_admission_limit\\s+(\\S+)$", Pattern.MULTILINE);
 
     /**
-     * Key operations started on owners and elsewhere, and requests shed with 503, summed over the nodes
-     * scraped, at {@code atMillis}.
+     * Key operations started on owners and elsewhere, requests shed with 503 (of them, by the DHT admission),
+     * summed over the nodes scraped, and the lowest admission limit among them, at {@code atMillis}.
      */
-    private record KeyOps(long atMillis, long local, long remote, long shed) {
+    private record KeyOps(long atMillis, long local, long remote, long shed, long shedForDht, long lowestLimit) {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
@@ -120,7 +124,8 @@ class OwnerRoutingChurnTest {
                         live.remove(victim);
                         killAt = now;
                     }
-                    scrape(live).ifPresent(k -> samples.add(new KeyOps(k.atMillis() - t0, k.local(), k.remote(), k.shed())));
+                    scrape(live).ifPresent(k -> samples.add(new KeyOps(k.atMillis() - t0, k.local(), k.remote(),
+                            k.shed(), k.shedForDht(), k.lowestLimit())));
                     TimeUnit.MILLISECONDS.sleep(500);
                 }
                 LoadReport report = load.get();
@@ -153,6 +158,8 @@ class OwnerRoutingChurnTest {
         long local = 0;
         long remote = 0;
         long shedNow = 0;
+        long shedForDht = 0;
+        long lowestLimit = Long.MAX_VALUE;
         for (OverlayNodes.Member m : members) {
             HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.metrics() + "/metrics"))
                     .timeout(Duration.ofSeconds(1)).build();
@@ -162,6 +169,14 @@ class OwnerRoutingChurnTest {
                 if (s.find()) {
                     shed.put(m.metrics(), (long) Double.parseDouble(s.group(1)));
                     shedNow += (long) Double.parseDouble(s.group(1));
+                }
+                Matcher a = ADMISSION_REFUSED.matcher(answer.body());
+                if (a.find()) {
+                    shedForDht += (long) Double.parseDouble(a.group(1));
+                }
+                Matcher l = ADMISSION_LIMIT.matcher(answer.body());
+                if (l.find()) {
+                    lowestLimit = Math.min(lowestLimit, (long) Double.parseDouble(l.group(1)));
                 }
                 Matcher k = KEY_OPS.matcher(answer.body());
                 while (k.find()) {
@@ -176,12 +191,13 @@ class OwnerRoutingChurnTest {
                 return Optional.empty();
             }
         }
-        return Optional.of(new KeyOps(System.currentTimeMillis(), local, remote, shedNow));
+        return Optional.of(new KeyOps(System.currentTimeMillis(), local, remote, shedNow, shedForDht, lowestLimit));
     }
 
     /**
      * Requests the live nodes shed in each 5 s of the run, from the samples' counters (a node killed or
-     * joining changes the sum, so a step across a membership change is left out as "?").
+     * joining changes the sum, so a step across a membership change is left out as "?"), as "all/for the
+     * DHT@lowest admission limit at the end".
      */
     private static String shedTimeline(List<KeyOps> samples) {
         List<String> buckets = new ArrayList<>();
@@ -191,7 +207,9 @@ class OwnerRoutingChurnTest {
                 from = k;
             } else if (k.atMillis() - from.atMillis() >= 5_000) {
                 long d = k.shed() - from.shed();
-                buckets.add(d < 0 ? "?" : Long.toString(d));
+                long dht = k.shedForDht() - from.shedForDht();
+                buckets.add(String.format(Locale.ROOT, "%.0fs:", from.atMillis() / 1000.0)
+                        + (d < 0 || dht < 0 ? "?" : d + "/" + dht) + "@" + k.lowestLimit());
                 from = k;
             }
         }

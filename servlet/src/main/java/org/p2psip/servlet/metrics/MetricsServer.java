@@ -19,6 +19,7 @@ import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.SipBalancer;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.KeyRangeSet;
+import org.p2psip.core.guard.AdaptiveConcurrencyLimit;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
 import org.p2psip.core.metrics.SipTraffic;
@@ -100,7 +101,7 @@ public final class MetricsServer implements AutoCloseable {
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
                                       Supplier<Optional<AccountingCounts>> accounting) throws IOException {
         return start(address, dht, latencies, overloadRejections, traffic, page, accounting, () -> true,
-                Optional::empty);
+                Optional::empty, Optional.empty());
     }
 
     /**
@@ -109,13 +110,17 @@ public final class MetricsServer implements AutoCloseable {
      *
      * @param ready       whether the node is ready, answered at {@code GET /ready} and exported
      * @param timeToReady how long the node took to become ready; empty while it is not
+     * @param admission   the node's limit on requests waiting for the DHT, read per scrape; empty when it has none
      */
     public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
                                       Supplier<Optional<AccountingCounts>> accounting, BooleanSupplier ready,
-                                      Supplier<Optional<Duration>> timeToReady) throws IOException {
+                                      Supplier<Optional<Duration>> timeToReady,
+                                      Optional<AdaptiveConcurrencyLimit> admission)
+            throws IOException {
         return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic)
                 + accounting.get().map(PrometheusText::accounting).orElse("")
+                + admission.map(a -> PrometheusText.admission(a.limit(), a.inFlight(), a.refused())).orElse("")
                 + PrometheusText.readiness(ready.getAsBoolean(), timeToReady.get()), page, ready);
     }
 

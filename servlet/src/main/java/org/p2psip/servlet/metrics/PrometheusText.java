@@ -46,6 +46,9 @@ final class PrometheusText {
     static final String READY = "p2psip_node_ready";
     static final String WRITTEN_OFF = "p2psip_dht_peers_written_off_total";
     static final String TIME_TO_READY = "p2psip_node_time_to_ready_seconds";
+    static final String ADMISSION_LIMIT = "p2psip_dht_admission_limit";
+    static final String ADMISSION_IN_FLIGHT = "p2psip_dht_admission_in_flight";
+    static final String ADMISSION_REFUSED = "p2psip_dht_admission_refused_total";
     static final String ACCT_WRITTEN = "p2psip_acct_records_written_total";
     static final String ACCT_DROPPED = "p2psip_acct_records_dropped_total";
     static final String ACCT_PENDING = "p2psip_acct_records_pending";
@@ -142,6 +145,23 @@ final class PrometheusText {
      * its overlay and warmed up, 0 before; {@value #TIME_TO_READY}, from
      * the process's start of the node to then, once it is ready.
      */
+    /**
+     * The DHT admission's families (issue 33): how many requests may wait on
+     * the DHT now ({@value #ADMISSION_LIMIT}), how many do
+     * ({@value #ADMISSION_IN_FLIGHT}), and how many were refused with 503
+     * for it so far ({@value #ADMISSION_REFUSED}, part of
+     * {@value #OVERLOAD_REJECTIONS}).
+     */
+    static String admission(int limit, int inFlight, long refused) {
+        StringBuilder b = new StringBuilder(600);
+        family(b, ADMISSION_LIMIT, "gauge", "Requests that may wait on the DHT at once; adapts to its latency.");
+        b.append(ADMISSION_LIMIT).append(' ').append(limit).append('\n');
+        family(b, ADMISSION_IN_FLIGHT, "gauge", "Requests waiting on the DHT now.");
+        b.append(ADMISSION_IN_FLIGHT).append(' ').append(inFlight).append('\n');
+        family(b, ADMISSION_REFUSED, "counter", "Requests answered 503 because the DHT admission limit was reached.");
+        return b.append(ADMISSION_REFUSED).append(' ').append(refused).append('\n').toString();
+    }
+
     static String readiness(boolean ready, Optional<Duration> timeToReady) {
         StringBuilder b = new StringBuilder(400);
         family(b, READY, "gauge", "1 once the node has joined its overlay and warmed up and takes its share of load.");

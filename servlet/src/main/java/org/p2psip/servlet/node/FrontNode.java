@@ -341,7 +341,8 @@ public final class FrontNode implements AutoCloseable {
             // Both are 503s for overload: one for the SIP queue's delay, one for the work waiting on the DHT.
             return MetricsServer.start(address, dht, latencies, () -> guards.shed() + dhtAdmission.refused(), traffic,
                     new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()),
-                    () -> accounting.map(BufferedJdbcSink::counts), readiness::isReady, readiness::timeToReady);
+                    () -> accounting.map(BufferedJdbcSink::counts), readiness::isReady, readiness::timeToReady,
+                    Optional.of(dhtAdmission.limit()));
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }

@@ -117,6 +117,15 @@ class PrometheusTextTest {
     }
 
     @Test
+    void admissionExportsItsLimitWhatWaitsAndWhatItRefused() {
+        String text = PrometheusText.admission(192, 37, 4_096);
+        assertTrue(text.contains("# TYPE p2psip_dht_admission_limit gauge\np2psip_dht_admission_limit 192\n"), text);
+        assertTrue(text.contains("\np2psip_dht_admission_in_flight 37\n"), text);
+        assertTrue(text.contains("# TYPE p2psip_dht_admission_refused_total counter\n"
+                + "p2psip_dht_admission_refused_total 4096\n"), text);
+    }
+
+    @Test
     void secondsAreWrittenExactlyInPlainDecimal() {
         assertEquals("0", PrometheusText.seconds(0));
         assertEquals("0.000000001", PrometheusText.seconds(1));
