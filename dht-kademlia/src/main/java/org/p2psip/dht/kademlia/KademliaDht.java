@@ -33,7 +33,9 @@ import org.p2psip.core.store.WriteBehindValues;
  *       ({@link RoutingTable}, §2.2, kept by {@link KademliaClient} and
  *       {@link ContactHealth}), iterative lookups with α parallel queries
  *       ({@link NodeLookup} run by {@link IterativeLookups}, §2.3), bucket
- *       refresh and republishing ({@link KademliaMaintenance}, §2.3, §2.5).</li>
+ *       refresh, keys handed to their new holders when the membership
+ *       changes ({@link HolderShift}) and a slow republish as a safety net
+ *       ({@link KademliaMaintenance}, §2.3, §2.5).</li>
  *   <li>A key lives on its {@code min(replicas, k)} closest nodes.
  *       Conditional writes go to the key's coordinator, the closest live
  *       node, which stores them at the replicas by prepare and commit
@@ -102,7 +104,8 @@ public final class KademliaDht implements Dht {
         // A prepared write waits for its commit as long as the coordinator's round trips and retransmissions take.
         this.store = new ReplicaStore(4 * options.rpcTimeout().toMillis(),
                 disk.<HeldValueLog>map(d -> d).orElse(HeldValueLog.NONE));
-        // Held as a repair would leave them; the first republish round spreads them to their holders again.
+        // Held as a repair would leave them; the first hand-over, once the join has filled the table, gives them
+        // to their other holders again.
         disk.ifPresent(d -> d.recovered().forEach(store::restore));
         // A contact is written off once it stayed silent through two whole RPC timeouts, retries included.
         // Timeouts while this node's own owner thread lags are excused, and that lag extends the window.
@@ -115,7 +118,7 @@ public final class KademliaDht implements Dht {
                 runtime, random);
         this.server = new KademliaServer(space, self, options.k(), table, health, store, client, coordinator, owner,
                 runtime);
-        this.maintenance = new KademliaMaintenance(space, self, options, table, health, store, client, lookups,
+        this.maintenance = new KademliaMaintenance(space, self, options, copies, table, health, store, client, lookups,
                 coordinator, owner, runtime, random,
                 new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)));
     }
@@ -139,6 +142,16 @@ public final class KademliaDht implements Dht {
     /** How many contacts the routing table holds (for tests and logs). */
     CompletableFuture<Integer> routingTableSize() {
         return owner.call(() -> CompletableFuture.completedFuture(table.size()));
+    }
+
+    /** This node's own copy of {@code key}, expired or not (for tests). */
+    CompletableFuture<Optional<StoredValue>> copyOf(String key) {
+        return owner.call(() -> CompletableFuture.completedFuture(store.get(key)));
+    }
+
+    /** STOREs this node sent to hand keys to new holders or republish them, one per key and holder (for tests). */
+    long republishStores() {
+        return maintenance.storesSent();
     }
 
     Duration rpcTimeout() {

@@ -1,12 +1,15 @@
 package org.p2psip.dht.kademlia;
 
+import java.math.BigInteger;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.net.HostPort;
@@ -19,16 +22,44 @@ import org.slf4j.LoggerFactory;
 /**
  * How a Kademlia node joins and keeps its view of the overlay current, on
  * its owner thread: joining (§2.3), bucket refresh for buckets without a
- * lookup in {@code refresh-ms} (§2.3), republishing every stored value every
- * {@code republish-ms} to the key's closest nodes (§2.5) — skipped when
- * another node has re-stored it meanwhile — and probing suspected contacts
+ * lookup in {@code refresh-ms} (§2.3), handing keys over to their new
+ * holders whenever the routing table's membership changes
+ * ({@link HolderShift}, debounced by {@link MembershipDebounce}),
+ * republishing every stored value every {@code republish-ms} (§2.5's hour by
+ * default) as a safety net — skipped when another node has re-stored it
+ * meanwhile — purging expired values, and probing suspected contacts
  * ({@link ContactHealth}).
+ *
+ * <p>Why membership rather than the clock drives republishing: a key's
+ * holders move only when a node joins, comes back or is taken for dead, and
+ * republishing every value on a short clock cost a lookup and a STORE per
+ * key each round — with a few hundred thousand bindings on three nodes,
+ * more than the foreground, so that under load lookups starved and capacity
+ * collapsed. A membership change now costs a STORE per key whose holders it
+ * moved, and a quiet overlay costs nothing.
  */
 final class KademliaMaintenance {
 
     private static final Logger LOG = LoggerFactory.getLogger(KademliaMaintenance.class);
 
     private static final int REPUBLISH_IN_FLIGHT = 32;
+    /**
+     * Keys a hand-over looks at in one owner-thread task: working out a
+     * key's holders is a hash and a distance per contact, so a store of
+     * hundreds of thousands is scanned in slices between which the
+     * foreground's tasks run.
+     */
+    private static final int SCAN_SLICE = 1_024;
+    /** How often expired values are dropped: often, whatever the republish interval. */
+    private static final long PURGE_EVERY_MILLIS = 30_000;
+    /**
+     * A hand-over waits for the table to be quiet this many RPC timeouts:
+     * long enough for a contact written off by mistake to answer a probe
+     * (one per RPC timeout) and undo the change.
+     */
+    private static final int QUIET_RPC_TIMEOUTS = 2;
+    /** However busy the table, a change is handed over within this many RPC timeouts (and a pass). */
+    private static final int MAX_WAIT_RPC_TIMEOUTS = 20;
 
     private final IdSpace space;
     private final Contact self;
@@ -44,12 +75,22 @@ final class KademliaMaintenance {
     private final Clock clock;
     private final SplittableRandom random;
     private final HandOverPacing pacing;
+    private final int replicas;
+    private final MembershipDebounce debounce;
+    /** The table's contacts as the last hand-over found them: the "before" of the next one. */
+    private List<Contact> handedOverFor = List.of();
+    /** STOREs sent by hand-overs and the safety net, one per key and holder; read by any thread. */
+    private final AtomicLong storesSent = new AtomicLong();
 
-    KademliaMaintenance(IdSpace space, Contact self, KademliaOptions options, RoutingTable table, ContactHealth health,
-                        ReplicaStore store, KademliaClient client, IterativeLookups lookups,
+    /** @param replicas how many nodes hold a key, this one counted */
+    KademliaMaintenance(IdSpace space, Contact self, KademliaOptions options, int replicas, RoutingTable table,
+                        ContactHealth health, ReplicaStore store, KademliaClient client, IterativeLookups lookups,
                         WriteCoordinator coordinator, OwnerThread owner, OverlayRuntime runtime,
                         SplittableRandom random, HandOverPacing pacing) {
         this.pacing = pacing;
+        this.replicas = replicas;
+        long rpc = options.rpcTimeout().toMillis();
+        this.debounce = new MembershipDebounce(QUIET_RPC_TIMEOUTS * rpc, MAX_WAIT_RPC_TIMEOUTS * rpc);
         this.space = space;
         this.self = self;
         this.options = options;
@@ -96,17 +137,28 @@ final class KademliaMaintenance {
         });
     }
 
-    /** Schedules republishing, bucket refresh and probing of suspects on the owner thread. */
+    /**
+     * Schedules hand-overs, the republishing safety net, purging, bucket
+     * refresh and probing of suspects on the owner thread.
+     */
     void start() {
         long republish = options.republishEvery().toMillis();
         long refresh = options.refreshEvery().toMillis();
-        owner.every(republish, republish, this::republishAndExpire);
+        long probe = options.rpcTimeout().toMillis();
+        owner.every(republish, republish, this::republishAll);
+        owner.every(PURGE_EVERY_MILLIS, PURGE_EVERY_MILLIS, () -> {
+            if (!owner.closed()) {
+                store.purgeExpired(clock.millis());
+            }
+        });
+        // Looks at the table often enough that the quiet period is measured to a quarter of itself.
+        long look = Math.max(1, QUIET_RPC_TIMEOUTS * probe / 4);
+        owner.every(look, look, this::handOverIfDue);
         owner.every(refresh, Math.max(1, refresh / 4), () -> {
             if (!owner.closed()) {
                 refreshBuckets(refresh);
             }
         });
-        long probe = options.rpcTimeout().toMillis();
         owner.every(probe, probe, this::probeSuspects);
     }
 
@@ -124,51 +176,140 @@ final class KademliaMaintenance {
     }
 
     /**
-     * §2.5, with a short interval: every value this node holds is stored
-     * again at the key's closest nodes, unless a peer re-stored it here
-     * within the interval (then that peer republished it already). Expired
-     * entries are dropped once their grace period is over.
+     * Once the table's membership has changed and settled
+     * ({@link MembershipDebounce}), gives every key this node holds whose
+     * holders the change moved to its new holders ({@link HolderShift}).
+     * The first pass from an empty table — a node's first view, or its view
+     * back from a partition — leaves out the keys peers stored here: those
+     * peers already saw this node among the holders, and sending each key
+     * straight back would double what a join costs.
      */
-    private void republishAndExpire() {
-        if (owner.closed()) {
+    private void handOverIfDue() {
+        if (owner.closed() || !debounce.startIfDue(table.changes(), runtime.millis())) {
             return;
         }
-        long now = clock.millis();
-        long interval = TimeUnit.MILLISECONDS.toNanos(options.republishEvery().toMillis());
-        store.purgeExpired(now);
-        republishSome(store.dueForRepublish(now, runtime.nanos().getAsLong(), interval), 0);
+        List<Contact> before = handedOverFor;
+        List<Contact> after = table.contacts();
+        handedOverFor = after;
+        HolderShift shift = new HolderShift(space, self, replicas, before, after, table.nearestFullBucket());
+        if (!shift.changed()) {
+            // The changes undid each other (a contact written off answered its probe).
+            debounce.ended();
+            return;
+        }
+        List<String> keys = store.unexpiredKeys(clock.millis(), before.isEmpty());
+        LOG.debug("{} hands over after its table went from {} to {} contacts: {} keys to look at", self.overlay(),
+                before.size(), after.size(), keys.size());
+        handOver(shift, keys, 0, new Tally("hand-over"), debounce::ended);
     }
 
     /**
-     * Republishes {@link #REPUBLISH_IN_FLIGHT} keys at a time, so a large
-     * store does not flood the overlay, and pauses between batches while
-     * this node lags ({@link HandOverPacing}), so that a joiner's first
-     * republish, or one during a join, cannot starve the foreground.
+     * §2.5's hourly republishing, kept as a safety net for what the
+     * hand-overs miss (two nodes whose views of the overlay differ can each
+     * leave a key to the other): every value no peer re-stored here within
+     * the interval is stored at the other holders of its key as this
+     * node's table names them (§2.5's second optimisation: no lookup where
+     * the table knows the key's neighbourhood). Expired entries are not
+     * republished.
      */
-    private void republishSome(List<String> keys, int from) {
-        if (from >= keys.size() || owner.closed()) {
+    private void republishAll() {
+        if (owner.closed()) {
             return;
         }
-        int to = Math.min(keys.size(), from + REPUBLISH_IN_FLIGHT);
+        long interval = TimeUnit.MILLISECONDS.toNanos(options.republishEvery().toMillis());
+        List<String> due = store.dueForRepublish(clock.millis(), runtime.nanos().getAsLong(), interval);
+        // From an empty table every holder in the current one is new: this node gives each key to all of them.
+        HolderShift everyHolder = new HolderShift(space, self, replicas, List.of(), table.contacts(),
+                table.nearestFullBucket());
+        handOver(everyHolder, due, 0, new Tally("republish"), () -> { });
+    }
+
+    /** STOREs sent by hand-overs and the safety net so far, one per key and holder. */
+    long storesSent() {
+        return storesSent.get();
+    }
+
+    /** What one pass did, for its log line. */
+    private static final class Tally {
+        final String what;
+        int keys;
+        int stores;
+        int lookups;
+
+        Tally(String what) {
+            this.what = what;
+        }
+    }
+
+    /**
+     * Goes through {@code keys} from {@code from}, doing what {@code shift}
+     * asks of each, {@link #REPUBLISH_IN_FLIGHT} keys' stores at a time so a
+     * large store does not flood the overlay, pausing between batches while
+     * this node lags ({@link HandOverPacing}) so a hand-over cannot starve
+     * the foreground; runs {@code done} at the end. A new holder that has
+     * left the table since the pass began is skipped: it left in a change
+     * of its own, whose pass finds the key a holder in its place.
+     */
+    private void handOver(HolderShift shift, List<String> keys, int from, Tally tally, Runnable done) {
+        if (owner.closed()) {
+            return;
+        }
+        long wall = clock.millis();
+        int end = Math.min(keys.size(), from + SCAN_SLICE);
+        int at = from;
         List<CompletableFuture<?>> batch = new ArrayList<>();
-        for (String key : keys.subList(from, to)) {
+        while (at < end && batch.size() < REPUBLISH_IN_FLIGHT) {
+            String key = keys.get(at++);
             Optional<StoredValue> held = store.get(key);
-            if (held.isEmpty()) {
+            if (held.isEmpty() || held.get().expiresAtMillis() <= wall) {
                 continue;
             }
-            batch.add(lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth())
-                    .thenCompose(r -> owner.call(() -> coordinator.storeAt(key, held.get(), ReplicaStore.REPAIR,
-                            lookups.replicasOf(r.closest())))));
+            tally.keys++;
+            BigInteger keyId = space.idOf(key);
+            HolderShift.Duty duty = shift.dutyFor(keyId);
+            if (duty instanceof HolderShift.Duty.Give give) {
+                List<Contact> to = give.newcomers().stream().filter(c -> table.find(c.id()).isPresent()).toList();
+                if (!to.isEmpty()) {
+                    tally.stores += to.size();
+                    storesSent.addAndGet(to.size());
+                    batch.add(coordinator.storeAt(key, held.get(), ReplicaStore.REPAIR, to));
+                }
+            } else if (duty instanceof HolderShift.Duty.LookUp lookUp) {
+                tally.lookups++;
+                batch.add(lookups.lookup(keyId, Optional.empty(), lookups.keyWidth())
+                        .thenCompose(r -> owner.call(() -> storeAtNewHolders(key, r, lookUp.formerHolders()))));
+            }
+        }
+        int next = at;
+        if (next >= keys.size() && batch.isEmpty()) {
+            if (tally.stores > 0 || tally.lookups > 0) {
+                LOG.info("{} {}: {} keys looked at, {} stores, {} lookups", self.overlay(), tally.what, tally.keys,
+                        tally.stores, tally.lookups);
+            }
+            done.run();
+            return;
         }
         CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new))
                 .handle((v, err) -> null)
-                .thenCompose(v -> owner.later(pacing.pauseAt(runtime.nanos().getAsLong()).toNanos(),
-                        TimeUnit.NANOSECONDS))
+                .thenCompose(v -> owner.later(batch.isEmpty() ? 0 : pacing.pauseAt(runtime.nanos().getAsLong())
+                        .toNanos(), TimeUnit.NANOSECONDS))
                 .whenCompleteAsync((v, err) -> {
                     if (err == null) {
-                        republishSome(keys, to);
+                        handOver(shift, keys, next, tally, done);
                     }
                 }, owner.executor());
+    }
+
+    /** After a {@link HolderShift.Duty.LookUp}: the key's holders found that are new since the change. */
+    private CompletableFuture<Boolean> storeAtNewHolders(String key, LookupResult found, Set<BigInteger> former) {
+        Optional<StoredValue> held = store.get(key);
+        List<Contact> to = lookups.replicasOf(found.closest()).stream()
+                .filter(c -> !c.id().equals(self.id()) && !former.contains(c.id())).toList();
+        if (held.isEmpty() || to.isEmpty()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        storesSent.addAndGet(to.size());
+        return coordinator.storeAt(key, held.get(), ReplicaStore.REPAIR, to);
     }
 
     /**

@@ -17,7 +17,8 @@ import org.p2psip.core.dht.DhtException;
  * @param nodeId           {@code node-id} (hex): overrides SHA-1 of the overlay address
  * @param k                {@code k}: bucket size and lookup width (default 20, as in the paper)
  * @param alpha            {@code alpha}: lookup parallelism (default 3)
- * @param republishEvery   {@code republish-ms}: how often stored values are re-stored at the closest nodes
+ * @param republishEvery   {@code republish-ms}: how often every stored value is re-stored at the closest nodes, the
+ *                         safety net behind the hand-over on each membership change (default an hour, §2.5's)
  * @param refreshEvery     {@code refresh-ms}: a bucket without a lookup for this long is refreshed
  * @param rpcTimeout       {@code rpc-timeout-ms}: a peer silent this long (after retries) counts as dead
  * @param retryEvery       {@code retry-ms}: first datagram retransmission interval (doubling)
@@ -47,7 +48,7 @@ public record KademliaOptions(String secret, boolean secretGiven, Optional<BigIn
         Optional<BigInteger> nodeId = values.hexId("node-id", IdSpace.SHA1.size());
         return new KademliaOptions(secret.isEmpty() ? DEFAULT_SECRET : secret, !secret.isEmpty(), nodeId,
                 (int) values.positive("k", 20), (int) values.positive("alpha", 3),
-                Duration.ofMillis(values.positive("republish-ms", 30_000)),
+                Duration.ofMillis(values.positive("republish-ms", 3_600_000)),
                 Duration.ofMillis(values.positive("refresh-ms", 60_000)),
                 Duration.ofMillis(values.positive("rpc-timeout-ms", 1_000)),
                 Duration.ofMillis(values.positive("retry-ms", 150)),

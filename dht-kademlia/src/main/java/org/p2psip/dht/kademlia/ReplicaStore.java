@@ -45,7 +45,8 @@ final class ReplicaStore {
     /** An expired entry is kept this long so its version is still seen (versions are never reused). */
     static final long EXPIRED_GRACE_MILLIS = 10 * 60_000;
 
-    private record Entry(StoredValue value, long lastStoredByPeerNanos) {
+    /** A held copy; {@code peerStored} once any peer has stored a version of the key here. */
+    private record Entry(StoredValue value, long lastStoredByPeerNanos, boolean peerStored) {
     }
 
     /** A coordinated write prepared here, waiting for its commit until {@code untilMillis} (monotonic). */
@@ -92,7 +93,7 @@ final class ReplicaStore {
         Entry current = store.get(held.key());
         if (current == null || current.value().version() < held.version()) {
             store.put(held.key(), new Entry(new StoredValue(held.value(), held.version(), held.expiresAtMillis(),
-                    false, 0), 0));
+                    false, 0), 0, false));
         }
     }
 
@@ -205,6 +206,22 @@ final class ReplicaStore {
     }
 
     /**
+     * The keys whose copy here has not expired, tombstones included (they
+     * keep older copies from coming back); with {@code broughtOnly}, only
+     * those no peer has stored here: what this node read back from its data
+     * directory or wrote as coordinator.
+     */
+    List<String> unexpiredKeys(long wallMillis, boolean broughtOnly) {
+        List<String> keys = new ArrayList<>();
+        for (Map.Entry<String, Entry> e : store.entrySet()) {
+            if (e.getValue().value().expiresAtMillis() > wallMillis && !(broughtOnly && e.getValue().peerStored())) {
+                keys.add(e.getKey());
+            }
+        }
+        return keys;
+    }
+
+    /**
      * The copy of {@code key} held here if this node wrote that very version
      * as coordinator, at the same other {@code holders} it would write to
      * now. A node that has lost sight of some of them (a partition) may have
@@ -245,7 +262,7 @@ final class ReplicaStore {
             coordinated.remove(key);
         }
         long stamp = fromPeer ? nowNanos : (held == null ? 0 : held.lastStoredByPeerNanos());
-        store.put(key, new Entry(value, stamp));
+        store.put(key, new Entry(value, stamp, fromPeer || held != null && held.peerStored()));
         if (value.tombstone()) {
             log.removed(key);
         } else {

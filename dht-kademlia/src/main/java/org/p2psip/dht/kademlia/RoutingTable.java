@@ -49,6 +49,8 @@ public final class RoutingTable {
     private final int k;
     private final List<List<Contact>> buckets;
     private final long[] lastTouched;
+    /** Bumped whenever a contact joins or leaves the table, so its owner can tell the membership moved. */
+    private long changes;
 
     public RoutingTable(IdSpace space, BigInteger self, int k) {
         if (k < 1) {
@@ -88,6 +90,7 @@ public final class RoutingTable {
         }
         if (bucket.size() < k) {
             bucket.add(contact);
+            changes++;
             return new Observation.Inserted();
         }
         return new Observation.BucketFull(bucket.get(0), contact);
@@ -111,6 +114,7 @@ public final class RoutingTable {
         if (indexOf(bucket, newcomer.id()) < 0 && space.bucketIndex(self, newcomer.id()) == index) {
             bucket.add(newcomer);
         }
+        changes++;
         lastTouched[index] = nowMillis;
         return true;
     }
@@ -127,7 +131,32 @@ public final class RoutingTable {
             return false;
         }
         bucket.remove(at);
+        changes++;
         return true;
+    }
+
+    /**
+     * How many times a contact has joined or left the table: unchanged
+     * while its membership holds still, whatever else is seen meanwhile
+     * (a contact seen again only moves within its bucket).
+     */
+    public long changes() {
+        return changes;
+    }
+
+    /**
+     * The lowest index of a full bucket, or the id width when none is. A
+     * full bucket may have turned contacts away (§2.2), so the table may
+     * not know every node at the distances it covers; below it, it knows
+     * every node it has heard of.
+     */
+    public int nearestFullBucket() {
+        for (int i = 0; i < buckets.size(); i++) {
+            if (buckets.get(i).size() >= k) {
+                return i;
+            }
+        }
+        return buckets.size();
     }
 
     public Optional<Contact> find(BigInteger id) {

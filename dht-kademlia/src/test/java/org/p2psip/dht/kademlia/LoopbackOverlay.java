@@ -33,7 +33,7 @@ final class LoopbackOverlay implements AutoCloseable {
 
     static Map<String, String> fastOptions() {
         return Map.of("overlay-secret", SECRET, "rpc-timeout-ms", "1000", "retry-ms", "100",
-                "start-timeout-seconds", "10", "republish-ms", "2000", "refresh-ms", "5000");
+                "start-timeout-seconds", "10", "refresh-ms", "5000");
     }
 
     DhtConfig config(List<HostPort> bootstrap, Map<String, String> extra) {

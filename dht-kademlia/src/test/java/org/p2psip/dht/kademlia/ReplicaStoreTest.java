@@ -192,6 +192,23 @@ class ReplicaStoreTest {
     }
 
     @Test
+    void keysToHandOverAreTheUnexpiredOnesTombstonesIncludedAndOnlyThoseBroughtWhenAsked() {
+        store.restore(new HeldValue("restored", "r".getBytes(StandardCharsets.UTF_8), 3, EXPIRES));
+        store.offer("mine", value(5, 2), ReplicaStore.REPAIR, false, T0);
+        store.offer("peer", value(5, 1), ReplicaStore.REPAIR, true, T0);
+        store.offer("removed", new StoredValue(new byte[0], 6, EXPIRES, true, 3), ReplicaStore.REPAIR, false, T0);
+        store.offer("expired", new StoredValue(new byte[0], 6, 500, false, 4), ReplicaStore.REPAIR, false, T0);
+        assertEquals(List.of("mine", "peer", "removed", "restored"),
+                store.unexpiredKeys(1_000, false).stream().sorted().toList());
+        assertEquals(List.of("mine", "removed", "restored"), store.unexpiredKeys(1_000, true).stream().sorted()
+                .toList(), "a key a peer stored here was placed by that peer");
+        store.offer("mine", value(7, 5), ReplicaStore.REPAIR, true, T0);
+        store.offer("mine", value(8, 6), ReplicaStore.REPAIR, false, T0);
+        assertEquals(List.of("removed", "restored"), store.unexpiredKeys(1_000, true).stream().sorted().toList(),
+                "once a peer stored a key, it did");
+    }
+
+    @Test
     void aPeerStoringAnotherVersionEndsThisNodesClaimToTheLatest() {
         store.offer("k", value(5, 1), ReplicaStore.REPAIR, false, T0);
         store.markCoordinated("k", 5, HOLDERS);

@@ -101,4 +101,32 @@ class RoutingTableTest {
         table.touch(6, 190);
         assertEquals(List.of(4, 5, 7), table.bucketsToRefresh(200, 100));
     }
+
+    @Test
+    void membershipChangesAreCountedButContactsSeenAgainAreNot() {
+        RoutingTable table = new RoutingTable(SPACE, SELF, 2);
+        table.observe(c(1), 1);
+        table.observe(c(2), 2);
+        assertEquals(2, table.changes());
+        table.observe(c(1), 3);
+        RoutingTable.Observation.BucketFull f = (RoutingTable.Observation.BucketFull) table.observe(c(3), 4);
+        assertEquals(2, table.changes(), "a contact seen again, or turned away by a full bucket, is no change");
+        table.replace(f.leastRecentlySeen(), f.newcomer(), 5);
+        assertEquals(3, table.changes());
+        assertFalse(table.remove(BigInteger.valueOf(99)));
+        assertTrue(table.remove(BigInteger.valueOf(3)));
+        assertEquals(4, table.changes());
+    }
+
+    @Test
+    void nearestFullBucketIsTheLowestOneWithKContacts() {
+        RoutingTable table = new RoutingTable(SPACE, SELF, 2);
+        assertEquals(8, table.nearestFullBucket(), "none full: the id width");
+        table.observe(c(0x00), 1);   // bucket 7
+        table.observe(c(0x01), 1);
+        table.observe(c(0xb0), 1);   // bucket 4
+        assertEquals(7, table.nearestFullBucket());
+        table.observe(c(0xb1), 1);
+        assertEquals(4, table.nearestFullBucket());
+    }
 }
