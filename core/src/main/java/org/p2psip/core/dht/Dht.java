@@ -94,6 +94,16 @@ public interface Dht extends AutoCloseable {
     }
 
     /**
+     * Takes on this node's share of the keys, when it joined {@linkplain
+     * DhtConfig#holdingShare holding it back}; completes once it has (or at
+     * once, for a node that took it when it joined or a backend whose
+     * members take a share only as they join). Calling it twice is harmless.
+     */
+    default CompletableFuture<Void> claimShare() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
      * Leaves the overlay and frees its resources; idempotent. Calls made
      * after it complete exceptionally with {@link IllegalStateException}.
      */

@@ -22,9 +22,10 @@ import org.p2psip.core.store.WriteBehindValues;
  * @param clock      the time every expiry is measured against
  * @param options    backend-specific settings ({@code --dht-option k=v})
  * @param dataDir    where the values this node holds are written behind and loaded from at start; empty: memory only
+ * @param holdShare  whether a joining node leaves the keys with their members until {@link Dht#claimShare}
  */
 public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas,
-                        Clock clock, Map<String, String> options, Optional<DataDir> dataDir) {
+                        Clock clock, Map<String, String> options, Optional<DataDir> dataDir, boolean holdShare) {
 
     public DhtConfig {
         Objects.requireNonNull(sip, "sip");
@@ -38,6 +39,12 @@ public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort>
         }
     }
 
+    /** A node that takes its share of the keys as soon as it has joined. */
+    public DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas, Clock clock,
+                     Map<String, String> options, Optional<DataDir> dataDir) {
+        this(sip, overlay, bootstrap, replicas, clock, options, dataDir, false);
+    }
+
     /** A node that keeps its values in memory only. */
     public DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort> bootstrap, int replicas, Clock clock,
                      Map<String, String> options) {
@@ -46,7 +53,17 @@ public record DhtConfig(HostPort sip, Optional<HostPort> overlay, List<HostPort>
 
     /** The same node, keeping its values in {@code dir} as well. */
     public DhtConfig withDataDir(DataDir dir) {
-        return new DhtConfig(sip, overlay, bootstrap, replicas, clock, options, Optional.of(dir));
+        return new DhtConfig(sip, overlay, bootstrap, replicas, clock, options, Optional.of(dir), holdShare);
+    }
+
+    /**
+     * The same node, joining its overlay without taking a share of the keys
+     * until {@link Dht#claimShare} is called: it reads and writes through
+     * the overlay as any client does while it warms up, and the keys stay
+     * with the members that serve them warm.
+     */
+    public DhtConfig holdingShare() {
+        return new DhtConfig(sip, overlay, bootstrap, replicas, clock, options, dataDir, true);
     }
 
     /**

@@ -110,6 +110,11 @@ public final class TimedDht implements Dht {
     }
 
     @Override
+    public CompletableFuture<Void> claimShare() {
+        return delegate.claimShare();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -89,6 +89,8 @@ public final class ChordDht implements Dht {
     private ChordServer server;
     private KeyRouter router;
     private List<HostPort> bootstrap = List.of();
+    /** Joined without its share of the keys, which it has not claimed yet. */
+    private volatile boolean shareHeld;
     private boolean roundRunning;
     /** What this node answers for as owner, as of its last round: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
@@ -158,6 +160,42 @@ public final class ChordDht implements Dht {
         // Copying the range ahead of the first notify keeps the successor serving it meanwhile; the copy
         // may take at most half the start timeout, so a slow one cannot fail the node's start.
         return joinThroughAny(bootstrap).thenCompose(v -> mover.copyAhead(options.startTimeout().dividedBy(2)));
+    }
+
+    /**
+     * Joins as {@link #join} does, but holds this node's share back: the
+     * node routes through the ring as a client (its warm-up runs this way)
+     * and neither copies its range nor notifies its successor until {@link
+     * #claimShare}. A fourth node that owned a quarter of the keys while its
+     * JVM was still compiling its request path and warming up made every
+     * member wait on it: measured here (issue 33), its peers' requests to it
+     * filled their windows and they shed a tenth of their load.
+     */
+    CompletableFuture<Void> joinHoldingShare(List<HostPort> bootstrap) {
+        if (bootstrap.isEmpty()) {
+            return join(bootstrap);
+        }
+        this.bootstrap = List.copyOf(bootstrap);
+        maintenance.holdClaim();
+        shareHeld = true;
+        return joinThroughAny(bootstrap);
+    }
+
+    /**
+     * Copies the range ahead (at most half the start timeout, as at a plain
+     * join), then lets the next stabilize notify the successor, which hands
+     * the range over. Completes when the copy is done or given up.
+     */
+    @Override
+    public CompletableFuture<Void> claimShare() {
+        if (!shareHeld) {
+            return CompletableFuture.completedFuture(null);
+        }
+        shareHeld = false;
+        LOG.debug("chord node {} claims its share of the keys", selfPeer.id());
+        return mover.copyAhead(options.startTimeout().dividedBy(2))
+                .exceptionally(e -> null)
+                .whenComplete((v, e) -> maintenance.claim());
     }
 
     /**

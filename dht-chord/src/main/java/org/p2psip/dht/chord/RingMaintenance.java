@@ -47,6 +47,8 @@ public final class RingMaintenance {
     private final Executor stateExecutor;
     private final AtomicLong writtenOff = new AtomicLong();
     private volatile Consumer<RingState> onChange = s -> { };
+    /** Whether this node notifies its successor, which hands it its range; not while it holds its share back. */
+    private volatile boolean claiming = true;
 
     /** A node that takes a peer for dead after {@value TimeoutSuspicion#TIMEOUTS} timeouts in a row, however close together. */
     public RingMaintenance(RingState state, RingRpc rpc, Executor stateExecutor) {
@@ -176,9 +178,23 @@ public final class RingMaintenance {
         }
     }
 
+    /**
+     * From now until {@link #claim}, this node does not notify its
+     * successor: the ring does not learn of it and routes no key to it,
+     * while it looks keys up through the ring as any client does.
+     */
+    void holdClaim() {
+        claiming = false;
+    }
+
+    /** Notifies the successor again from the next stabilize on, which makes it hand over this node's range. */
+    void claim() {
+        claiming = true;
+    }
+
     private CompletableFuture<Void> notifySuccessor() {
         NodeRef succ = state.successor();
-        if (succ.equals(state.self())) {
+        if (succ.equals(state.self()) || !claiming) {
             return CompletableFuture.completedFuture(null);
         }
         return rpc.notify(succ, state.self()).handleAsync((v, e) -> {

@@ -3,6 +3,7 @@ package org.p2psip.dht.chord;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -186,6 +187,55 @@ class ChordRingTest {
             Optional<VersionedValue> read = await(joiner.get(e.getKey()));
             assertTrue(read.isPresent(), "lost " + e.getKey());
             assertArrayEquals(e.getValue(), read.get().value(), e.getKey());
+        }
+    }
+
+    /**
+     * A joiner holding its share back (a node warming up) is a client of
+     * the ring: for two seconds, forty stabilize rounds, it serves no key and
+     * no member takes it for a predecessor, while it reads and writes every
+     * key through the ring. Once it claims its share it takes over its range,
+     * the keys written meanwhile included.
+     */
+    @Test
+    void aJoinerHoldingItsShareServesNothingUntilItClaimsIt() throws Exception {
+        ring = new LoopbackRing(2, Clock.systemUTC()).start(2);
+        Instant expiry = Instant.now().plusSeconds(3600);
+        for (int i = 0; i < 200; i++) {
+            assertTrue(await(ring.nodes().get(i % 2).putIfVersion("held-" + i, Dht.ABSENT, bytes("v" + i), expiry)));
+        }
+        IdSpace space = IdSpace.SHA1;
+        BigInteger a = ring.nodes().get(0).node().id();
+        BigInteger b = ring.nodes().get(1).node().id();
+        BigInteger from = space.distance(a, b).compareTo(space.distance(b, a)) >= 0 ? a : b;
+        BigInteger middle = from.add(space.distance(from, from.equals(a) ? b : a).shiftRight(1)).mod(space.size());
+        ChordDht joiner = ring.addHoldingShare(Map.of("node-id", middle.toString(16)));
+        List<ChordDht> members = List.of(ring.nodes().get(0), ring.nodes().get(1));
+
+        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        int k = 200;
+        while (System.nanoTime() < until) {
+            assertEquals(0.0, joiner.ownedRanges().map(KeyRangeSet::share).orElse(0.0), "the joiner serves keys");
+            for (ChordDht m : members) {
+                assertNotEquals(Optional.of(joiner.node()), m.ringSnapshot().predecessor(),
+                        "a member took the joiner for its predecessor");
+            }
+            assertTrue(await(joiner.putIfVersion("held-" + k, Dht.ABSENT, bytes("v" + k), expiry)));
+            k++;
+        }
+        for (int i = 0; i < k; i++) {
+            Optional<VersionedValue> read = await(joiner.get("held-" + i));
+            assertTrue(read.isPresent(), "the joiner cannot read held-" + i);
+        }
+
+        await(joiner.claimShare());
+        LoopbackRing.waitUntil(() -> joiner.ownedRanges().map(KeyRangeSet::share).orElse(0.0) > 0.2,
+                LoopbackRing.CONVERGE, () -> "the joiner did not take its range");
+        ring.awaitIdeal();
+        assertTrue(joiner.storedValues() > 0, "the joiner took its range without its keys");
+        for (int i = 0; i < k; i++) {
+            Optional<VersionedValue> read = await(ring.nodes().get(i % 3).get("held-" + i));
+            assertArrayEquals(bytes("v" + i), read.orElseThrow(() -> new AssertionError("lost")).value());
         }
     }
 

@@ -65,6 +65,19 @@ final class LoopbackRing implements AutoCloseable {
         }
     }
 
+    /** As {@link #add(Map)}, joining with its share of the keys held back until it claims it. */
+    ChordDht addHoldingShare(Map<String, String> extra) {
+        List<HostPort> bootstrap = List.of(nodes.get(0).node().overlay());
+        try {
+            ChordDht n = (ChordDht) new ChordDhtProvider().start(config(bootstrap, extra).holdingShare())
+                    .get(20, TimeUnit.SECONDS);
+            nodes.add(n);
+            return n;
+        } catch (Exception e) {
+            throw new AssertionError("node did not start: " + e, e);
+        }
+    }
+
     LoopbackRing start(int size) {
         for (int i = 0; i < size; i++) {
             add();

@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.dht.DhtBackends;
@@ -50,6 +52,8 @@ import picocli.CommandLine.Spec;
 final class NodeCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger("org.p2psip.node");
+    /** The longest a warm node waits to take its share of the keys before it says it is ready. */
+    private static final long CLAIM_SECONDS = 30;
 
     @Spec
     CommandSpec spec;
@@ -252,6 +256,7 @@ final class NodeCommand implements Callable<Integer> {
         }
         NodeWarmup.Report front = NodeWarmup.run(settings, warmUp);
         NodeWarmup.Report overlay = NodeWarmup.overlay(node, warmUp / NodeWarmup.OVERLAY_SHARE, NodeWarmup.BUDGET);
+        claimShare(node);
         readiness.markReady(System.nanoTime());
         String ready = String.format(Locale.ROOT, " ready in %.1f s", readiness.timeToReady().orElseThrow()
                 .toMillis() / 1000.0) + (front.flows() == 0 ? "" : " (warm-up: " + front.describe() + ", "
@@ -268,6 +273,23 @@ final class NodeCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /**
+     * A warm node takes its share of the keys (a chord joiner held it back
+     * while it warmed up) before it says it is ready. A claim that fails or
+     * takes longer than {@link #CLAIM_SECONDS} is logged; the node still
+     * serves, through the owners the ring has.
+     */
+    private static void claimShare(FrontNode node) {
+        try {
+            node.claimShare().get(CLAIM_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("the node did not take its share of the keys within {} s ({}); the ring keeps serving them",
+                    CLAIM_SECONDS, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** When this JVM started, on the {@link System#nanoTime} scale: time to ready counts the JVM's own start. */

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -32,6 +33,7 @@ import org.p2psip.core.auth.NonceCountStore;
 import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
+import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
@@ -184,7 +186,7 @@ public final class FrontNode implements AutoCloseable {
         }
         DhtLatencies latencies = new DhtLatencies();
         // Always timed: per operation two clock reads, a future and two striped additions, against a round trip.
-        Dht dht = new TimedDht(startDht(backend, settings, bound), latencies, System::nanoTime);
+        Dht dht = new TimedDht(startDht(backend, settings, bound, !readiness.isReady()), latencies, System::nanoTime);
 
         String stackName = StackProperties.uniqueStackName(self);
         EdgeGuards guards = edgeGuards(settings.protection(), settings.trust());
@@ -392,6 +394,14 @@ public final class FrontNode implements AutoCloseable {
         return guards.input().rejected();
     }
 
+    /**
+     * Takes on this node's share of the keys, which a node that warms up
+     * before it is ready holds back while it does ({@link Dht#claimShare}).
+     */
+    public CompletableFuture<Void> claimShare() {
+        return dht.claimShare();
+    }
+
     /** The location service this node registers into, for inspection. */
     public LocationService locationService() {
         return locations;
@@ -504,9 +514,12 @@ public final class FrontNode implements AutoCloseable {
         }
     }
 
-    private static Dht startDht(DhtProvider backend, NodeSettings settings, HostPort bound) throws NodeStartException {
+    /** A node that warms up before it is ready joins holding its share of the keys back ({@link #claimShare}). */
+    private static Dht startDht(DhtProvider backend, NodeSettings settings, HostPort bound, boolean warming)
+            throws NodeStartException {
+        DhtConfig config = warming ? settings.dhtConfig(bound).holdingShare() : settings.dhtConfig(bound);
         try {
-            return backend.start(settings.dhtConfig(bound)).get(DHT_START_SECONDS, TimeUnit.SECONDS);
+            return backend.start(config).get(DHT_START_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new NodeStartException("DHT '" + backend.name() + "' failed to start: " + oneLine(e.getCause()), e);
         } catch (TimeoutException e) {
