@@ -56,6 +56,13 @@ import org.slf4j.LoggerFactory;
  * followed by its removal, for AORs of a name of this node's own, spread over
  * the key space as users' are. A warm-up binding lives for the milliseconds
  * between its write and its removal.
+ *
+ * <p>Both stages take only the CPU the host leaves idle when other
+ * processes keep it saturated ({@link IdleCpuShare}): a node joining a
+ * loaded cluster on shared cores must not warm itself up on the CPU its
+ * peers are serving with. It then reaches {@link #BUDGET} less warm, and
+ * the balancer's slow start warms it the rest of the way with a growing
+ * share of real requests.
  */
 public final class NodeWarmup {
 
@@ -78,6 +85,8 @@ public final class NodeWarmup {
     /** The overlay is taken to carry requests once this many flows in a row succeeded, each within the bound. */
     static final int HEALTHY_FLOWS = 50;
     static final Duration HEALTHY_BOUND = Duration.ofMillis(250);
+    /** How often a warm-up that yields to a busy host looks again. */
+    private static final long GATE_POLL_MILLIS = 20;
 
     /** How a warm-up went. */
     public record Report(int flows, int ok, int refused, int lost, Duration took) {
@@ -137,7 +146,7 @@ public final class NodeWarmup {
             HostPort at = node.sipAddress();
             WarmupLoad load = new WarmupLoad(new InetSocketAddress(at.host(), at.port()), domain, password, AORS,
                     WINDOW, false, 0);
-            WarmupLoad.Result r = load.run(flows, BUDGET);
+            WarmupLoad.Result r = load.run(flows, BUDGET, new HostCpuGate());
             return new Report(r.started(), r.ok(), r.refused(), r.lost(), Duration.ofNanos(System.nanoTime() - start));
         } catch (IOException | RuntimeException | ExecutionException | TimeoutException e) {
             LOG.warn("the warm-up stopped early: {}", e.toString());
@@ -180,9 +189,13 @@ public final class NodeWarmup {
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger refused = new AtomicInteger();
         HealthyStreak streak = new HealthyStreak(HEALTHY_FLOWS, HEALTHY_BOUND.toNanos());
+        HostCpuGate gate = new HostCpuGate();
         int started = 0;
         try {
             for (int k = 0; (k < flows || !streak.reached()) && System.nanoTime() < deadline; k++) {
+                while (!gate.getAsBoolean() && System.nanoTime() < deadline) {
+                    TimeUnit.MILLISECONDS.sleep(GATE_POLL_MILLIS);
+                }
                 if (!window.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                     break;
                 }

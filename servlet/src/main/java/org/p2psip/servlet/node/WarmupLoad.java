@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.auth.DigestChallenge;
 
@@ -104,6 +105,14 @@ public record WarmupLoad(InetSocketAddress target, String domain, Optional<Strin
      * whichever is first.
      */
     public Result run(int flows, Duration budget) throws IOException {
+        return run(flows, budget, () -> true);
+    }
+
+    /**
+     * Runs flows as {@link #run(int, Duration)} does, starting one only
+     * while {@code mayStart} says so (a {@link HostCpuGate} on a shared host).
+     */
+    public Result run(int flows, Duration budget, BooleanSupplier mayStart) throws IOException {
         long start = System.nanoTime();
         long deadline = start + budget.toNanos();
         int[] nextCSeq = new int[aors];
@@ -117,7 +126,7 @@ public record WarmupLoad(InetSocketAddress target, String domain, Optional<Strin
             socket.setSoTimeout(20);
             String local = hostPort(socket);
             while (System.nanoTime() < deadline && (started < flows || !inFlight.isEmpty())) {
-                while (started < flows && inFlight.size() < window && due(started, start)) {
+                while (started < flows && inFlight.size() < window && due(started, start) && mayStart.getAsBoolean()) {
                     int k = started % aors;
                     if (inFlight.containsKey(callId(k, local))) {
                         break;
