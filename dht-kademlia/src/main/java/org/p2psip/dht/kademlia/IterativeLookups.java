@@ -141,7 +141,14 @@ final class IterativeLookups {
 
     private void finish(NodeLookup lookup, Optional<String> key, CompletableFuture<LookupResult> done) {
         List<Contact> closest = new ArrayList<>(lookup.closestAnswered());
-        closest.add(self);
+        if (client.announced()) {
+            closest.add(self);
+        } else if (closest.isEmpty()) {
+            // A node holding its share back is no holder, not even its own: with nobody answering it knows none.
+            done.completeExceptionally(new DhtException("kademlia node " + self.overlay()
+                    + ", still warming up as a client, reached no other node"));
+            return;
+        }
         closest.sort(NodeLookup.byDistance(space, lookup.target()));
         if (closest.size() > options.k()) {
             closest = new ArrayList<>(closest.subList(0, options.k()));

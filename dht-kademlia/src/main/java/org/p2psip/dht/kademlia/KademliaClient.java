@@ -48,6 +48,8 @@ final class KademliaClient {
     private final OverlayRuntime runtime;
     private final Duration rpcTimeout;
     private volatile OverlayTransport transport;
+    /** Whether this node's requests ask their receivers to put it in their tables (§2.2); not while it holds its share back. */
+    private volatile boolean announced = true;
     private final AtomicLong writtenOff = new AtomicLong();
 
     KademliaClient(Contact self, RoutingTable table, ContactHealth health, OwnerThread owner, OverlayRuntime runtime,
@@ -72,6 +74,25 @@ final class KademliaClient {
         }
     }
 
+    /**
+     * From now until {@link #announce}, this node's requests ask their
+     * receivers not to put it in their tables: no peer learns of it, so none
+     * sends it a key, while it looks keys up as any client does.
+     */
+    void holdBack() {
+        announced = false;
+    }
+
+    /** This node's requests from now on ask their receivers to put it in their tables. */
+    void announce() {
+        announced = true;
+    }
+
+    /** Whether this node is one its peers may hold in their tables and send keys to. */
+    boolean announced() {
+        return announced;
+    }
+
     /** PING to an address whose node is not known yet (a seed): completes with the contact it answers with. */
     CompletableFuture<Contact> pingSeed(HostPort seed) {
         return transport.request(seed, KademliaWire.PING, pingRequest(), rpcTimeout)
@@ -84,12 +105,12 @@ final class KademliaClient {
     }
 
     CompletableFuture<Closer> findNode(Contact peer, BigInteger target) {
-        return send(peer, KademliaWire.FIND_NODE, new KademliaWire.Out().contact(self).id(target).bytes(), rpcTimeout)
+        return send(peer, KademliaWire.FIND_NODE, new KademliaWire.Out().sender(self, announced).id(target).bytes(), rpcTimeout)
                 .thenApply(answer -> new Closer(new KademliaWire.In(answer).contacts(), Optional.empty()));
     }
 
     CompletableFuture<Closer> findValue(Contact peer, String key) {
-        return send(peer, KademliaWire.FIND_VALUE, new KademliaWire.Out().contact(self).text(key).bytes(), rpcTimeout)
+        return send(peer, KademliaWire.FIND_VALUE, new KademliaWire.Out().sender(self, announced).text(key).bytes(), rpcTimeout)
                 .thenApply(answer -> {
                     KademliaWire.In in = new KademliaWire.In(answer);
                     return new Closer(in.contacts(), in.value());
@@ -98,20 +119,20 @@ final class KademliaClient {
 
     /** STORE of {@code value} over {@code prev} ({@link ReplicaStore#REPAIR} for a republish or repair). */
     CompletableFuture<StoreOutcome> store(Contact holder, String key, StoredValue value, long prev) {
-        byte[] request = new KademliaWire.Out().contact(self).text(key).value(Optional.of(value)).num(prev).bytes();
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).value(Optional.of(value)).num(prev).bytes();
         return send(holder, KademliaWire.STORE, request, rpcTimeout).thenApply(StoreOutcome::of);
     }
 
     /** COMMIT of the prepared write {@code version}/{@code writeId}, or ({@code drop}) its drop. */
     CompletableFuture<StoreOutcome> commit(Contact holder, String key, long version, long writeId, boolean drop) {
-        byte[] request = new KademliaWire.Out().contact(self).text(key).num(version).num(writeId).flag(drop).bytes();
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).num(version).num(writeId).flag(drop).bytes();
         return send(holder, KademliaWire.COMMIT, request, rpcTimeout).thenApply(StoreOutcome::of);
     }
 
     /** A conditional write sent to the key's coordinator: completes with whether it was applied. */
     CompletableFuture<Boolean> write(Contact coordinator, String key, long expected, boolean remove, byte[] value,
                                      long expiresAtMillis, long writeId) {
-        byte[] request = new KademliaWire.Out().contact(self).text(key).num(expected).flag(remove).blob(value)
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).num(expected).flag(remove).blob(value)
                 .num(expiresAtMillis).num(writeId).bytes();
         // The coordinator runs lookups of its own before answering, so it gets longer than one RPC.
         return send(coordinator, KademliaWire.WRITE, request, rpcTimeout.multipliedBy(4))
@@ -174,7 +195,7 @@ final class KademliaClient {
     }
 
     private byte[] pingRequest() {
-        return new KademliaWire.Out().contact(self).bytes();
+        return new KademliaWire.Out().sender(self, announced).bytes();
     }
 
     /**

@@ -162,6 +162,35 @@ public final class KademliaDht implements Dht {
         return maintenance.join(seeds);
     }
 
+    /**
+     * Joins as {@link #join} does, but holds this node's share of the keys
+     * back: its requests ask peers not to put it in their tables, its
+     * lookups leave it out of every key's holders, and it claims no range,
+     * until {@link #claimShare}. A node warming up on a loaded host would
+     * otherwise become the closest node to a share of the keys while its
+     * JVM is still cold, and every write to them would wait on it.
+     */
+    CompletableFuture<Void> joinHoldingShare(List<HostPort> seeds) {
+        if (!seeds.isEmpty()) {
+            client.holdBack();
+        }
+        return maintenance.join(seeds);
+    }
+
+    /** Announces this node to the nodes closest to it, whose hand-over then sends it its keys. */
+    @Override
+    public CompletableFuture<Void> claimShare() {
+        if (client.announced()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        client.announce();
+        return maintenance.announce().exceptionally(e -> null)
+                .thenCompose(v -> owner.call(() -> {
+                    publishOwnership();
+                    return CompletableFuture.<Void>completedFuture(null);
+                }));
+    }
+
     void startMaintenance() {
         maintenance.start();
         owner.every(OWNERSHIP_EVERY_MILLIS, OWNERSHIP_EVERY_MILLIS, this::publishOwnership);
@@ -242,7 +271,9 @@ public final class KademliaDht implements Dht {
     /** On the owner thread: what the routing table says, for readers on any thread. */
     private void publishOwnership() {
         List<Contact> contacts = table.contacts();
-        owned = XorCells.of(space.pointOf(self.id()), contacts.stream().map(c -> space.pointOf(c.id())).toList());
+        owned = client.announced()
+                ? XorCells.of(space.pointOf(self.id()), contacts.stream().map(c -> space.pointOf(c.id())).toList())
+                : KeyRangeSet.NONE;
         known = contacts.stream().map(this::peerOf).toList();
     }
 

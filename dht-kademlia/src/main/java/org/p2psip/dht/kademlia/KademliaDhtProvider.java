@@ -73,7 +73,8 @@ public final class KademliaDhtProvider implements DhtProvider {
                     dht.attach(transport);
                     return dht;
                 },
-                n -> n::handle, n -> n.join(bootstrap), KademliaDht::startMaintenance, KademliaDht::close);
+                n -> n::handle, n -> config.holdShare() ? n.joinHoldingShare(bootstrap) : n.join(bootstrap),
+                KademliaDht::startMaintenance, KademliaDht::close);
         // A start that failed before a node took the file over must not keep it open (closing twice is harmless).
         return started.whenComplete((node, failure) -> {
             if (failure != null) {

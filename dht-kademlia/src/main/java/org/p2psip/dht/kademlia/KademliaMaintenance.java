@@ -122,6 +122,17 @@ final class KademliaMaintenance {
         })).thenCompose(r -> owner.call(() -> refreshBuckets(0)));
     }
 
+    /**
+     * A node that held its share back announces itself as a join does: a
+     * lookup of its own id, whose requests put it in the tables of the
+     * nodes closest to it (their hand-over then sends it its keys), and a
+     * refresh of its buckets.
+     */
+    CompletableFuture<Void> announce() {
+        return owner.call(() -> lookups.lookup(self.id(), Optional.empty(), options.k()))
+                .thenCompose(r -> owner.call(() -> refreshBuckets(0)));
+    }
+
     private CompletableFuture<Contact> pingSeeds(List<HostPort> seeds, int attempt) {
         if (owner.closed()) {
             return CompletableFuture.failedFuture(new IllegalStateException("closed while joining"));

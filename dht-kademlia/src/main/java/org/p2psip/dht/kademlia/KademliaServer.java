@@ -55,7 +55,9 @@ final class KademliaServer {
         return owner.call(() -> {
             KademliaWire.In in = new KademliaWire.In(payload);
             Contact sender = in.contact();
-            client.observe(sender);
+            if (in.flag()) {
+                client.observe(sender);
+            }
             return switch (type) {
                 case KademliaWire.PING -> CompletableFuture.completedFuture(ping());
                 case KademliaWire.FIND_NODE -> CompletableFuture.completedFuture(findNode(in, sender));

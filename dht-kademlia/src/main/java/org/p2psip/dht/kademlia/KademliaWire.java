@@ -11,7 +11,10 @@ import org.p2psip.core.overlay.PayloadWriter;
 /**
  * Payload layouts of the kademlia messages (inside core's authenticated
  * overlay frame). Every request starts with the sender's contact, because
- * in Kademlia every message received updates the receiver's k-buckets (§2.2).
+ * in Kademlia every message received updates the receiver's k-buckets (§2.2),
+ * and a flag saying whether it should: a node warming up before it takes its
+ * share of the keys asks as a client and stays out of its peers' tables (as
+ * BitTorrent's DHT lets read-only nodes do, BEP 43).
  */
 final class KademliaWire {
 
@@ -45,6 +48,11 @@ final class KademliaWire {
             id(c.id()).hostPort(c.overlay()).flag(c.sip().isPresent());
             c.sip().ifPresent(this::hostPort);
             return this;
+        }
+
+        /** The sender of a request: its contact and whether the receiver should put it in its table. */
+        Out sender(Contact c, boolean announced) {
+            return contact(c).flag(announced);
         }
 
         Out contacts(List<Contact> list) {

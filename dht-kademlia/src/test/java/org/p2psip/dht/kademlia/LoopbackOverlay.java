@@ -59,6 +59,19 @@ final class LoopbackOverlay implements AutoCloseable {
         }
     }
 
+    /** As {@link #add()}, joining with its share of the keys held back until it claims it. */
+    KademliaDht addHoldingShare() {
+        List<HostPort> bootstrap = List.of(nodes.get(0).contact().overlay());
+        try {
+            KademliaDht n = (KademliaDht) new KademliaDhtProvider().start(config(bootstrap, Map.of()).holdingShare())
+                    .get(20, TimeUnit.SECONDS);
+            nodes.add(n);
+            return n;
+        } catch (Exception e) {
+            throw new AssertionError("node did not start: " + e, e);
+        }
+    }
+
     LoopbackOverlay start(int size) {
         for (int i = 0; i < size; i++) {
             add();
