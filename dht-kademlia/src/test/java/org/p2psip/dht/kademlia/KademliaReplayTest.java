@@ -79,7 +79,7 @@ class KademliaReplayTest {
     }
 
     private static byte[] write(Contact sender, String key, byte[] value) {
-        return new KademliaWire.Out().contact(sender).text(key).num(Dht.ABSENT).flag(false).blob(value)
+        return new KademliaWire.Out().sender(sender, true).text(key).num(Dht.ABSENT).flag(false).blob(value)
                 .num(System.currentTimeMillis() + 3_600_000).num(ThreadLocalRandom.current().nextLong()).bytes();
     }
 
@@ -98,7 +98,7 @@ class KademliaReplayTest {
             assertTrue(read(node, "alice").isPresent());
 
             Sealed findAlice = sealed(at, KademliaWire.FIND_VALUE,
-                    new KademliaWire.Out().contact(sender).text("alice").bytes(), Clock.systemUTC());
+                    new KademliaWire.Out().sender(sender, true).text("alice").bytes(), Clock.systemUTC());
             assertNotNull(exchange(socket, at, findAlice, ANSWER_WAIT), "the original read");
             assertNull(exchange(socket, at, findAlice, SILENCE), "its replay gets nothing");
 
