@@ -91,6 +91,8 @@ public final class ChordDht implements Dht {
     private List<HostPort> bootstrap = List.of();
     /** Joined without its share of the keys, which it has not claimed yet. */
     private volatile boolean shareHeld;
+    /** Completed once a claimed share is served: the successor has handed the range over. */
+    private volatile CompletableFuture<Void> claimed;
     private boolean roundRunning;
     /** What this node answers for as owner, as of its last round: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
@@ -184,7 +186,8 @@ public final class ChordDht implements Dht {
     /**
      * Copies the range ahead (at most half the start timeout, as at a plain
      * join), then lets the next stabilize notify the successor, which hands
-     * the range over. Completes when the copy is done or given up.
+     * the range over. Completes once this node serves its range, or after
+     * the start timeout.
      */
     @Override
     public CompletableFuture<Void> claimShare() {
@@ -193,9 +196,12 @@ public final class ChordDht implements Dht {
         }
         shareHeld = false;
         LOG.debug("chord node {} claims its share of the keys", selfPeer.id());
-        return mover.copyAhead(options.startTimeout().dividedBy(2))
+        CompletableFuture<Void> serving = new CompletableFuture<>();
+        claimed = serving;
+        mover.copyAhead(options.startTimeout().dividedBy(2))
                 .exceptionally(e -> null)
                 .whenComplete((v, e) -> maintenance.claim());
+        return serving.completeOnTimeout(null, options.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -269,6 +275,10 @@ public final class ChordDht implements Dht {
     /** On the owner thread: the custody's answer and the ring's nodes, for readers on any thread. */
     private void publishOwnership() {
         owned = custody.servedPoints();
+        CompletableFuture<Void> claim = claimed;
+        if (claim != null && !owned.isEmpty()) {
+            claim.complete(null);
+        }
         known = state.knownNodes().stream().map(ChordDht::peerOf).toList();
     }
 

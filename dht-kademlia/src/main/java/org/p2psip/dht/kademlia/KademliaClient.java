@@ -48,7 +48,7 @@ final class KademliaClient {
     private final OverlayRuntime runtime;
     private final Duration rpcTimeout;
     private volatile OverlayTransport transport;
-    /** Whether this node's requests ask their receivers to put it in their tables (§2.2); not while it holds its share back. */
+    /** Whether requests ask their receivers to put this node in their tables (§2.2); not while it holds its share. */
     private volatile boolean announced = true;
     private final AtomicLong writtenOff = new AtomicLong();
 
@@ -105,12 +105,14 @@ final class KademliaClient {
     }
 
     CompletableFuture<Closer> findNode(Contact peer, BigInteger target) {
-        return send(peer, KademliaWire.FIND_NODE, new KademliaWire.Out().sender(self, announced).id(target).bytes(), rpcTimeout)
+        byte[] request = new KademliaWire.Out().sender(self, announced).id(target).bytes();
+        return send(peer, KademliaWire.FIND_NODE, request, rpcTimeout)
                 .thenApply(answer -> new Closer(new KademliaWire.In(answer).contacts(), Optional.empty()));
     }
 
     CompletableFuture<Closer> findValue(Contact peer, String key) {
-        return send(peer, KademliaWire.FIND_VALUE, new KademliaWire.Out().sender(self, announced).text(key).bytes(), rpcTimeout)
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).bytes();
+        return send(peer, KademliaWire.FIND_VALUE, request, rpcTimeout)
                 .thenApply(answer -> {
                     KademliaWire.In in = new KademliaWire.In(answer);
                     return new Closer(in.contacts(), in.value());
@@ -119,13 +121,15 @@ final class KademliaClient {
 
     /** STORE of {@code value} over {@code prev} ({@link ReplicaStore#REPAIR} for a republish or repair). */
     CompletableFuture<StoreOutcome> store(Contact holder, String key, StoredValue value, long prev) {
-        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).value(Optional.of(value)).num(prev).bytes();
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).value(Optional.of(value)).num(prev)
+                .bytes();
         return send(holder, KademliaWire.STORE, request, rpcTimeout).thenApply(StoreOutcome::of);
     }
 
     /** COMMIT of the prepared write {@code version}/{@code writeId}, or ({@code drop}) its drop. */
     CompletableFuture<StoreOutcome> commit(Contact holder, String key, long version, long writeId, boolean drop) {
-        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).num(version).num(writeId).flag(drop).bytes();
+        byte[] request = new KademliaWire.Out().sender(self, announced).text(key).num(version).num(writeId).flag(drop)
+                .bytes();
         return send(holder, KademliaWire.COMMIT, request, rpcTimeout).thenApply(StoreOutcome::of);
     }
 

@@ -223,8 +223,10 @@ final class NodeCommand implements Callable<Integer> {
                     + "backend, a port of its own) before it says it is ready: a fresh JVM answers its first thousands "
                     + "of requests from cold code, late enough for phones to retransmit and give up. Until then the "
                     + "node answers OPTIONS with 503 and P2psip-Ready: no (the balancer sends it nothing), GET /ready "
-                    + "on --metrics and --admin with 503, and has not printed its 'listening' line. At most "
-                    + "30 s; 0 starts cold. Default: ${DEFAULT-VALUE}.")
+                    + "on --metrics and --admin with 503, and has not printed its 'listening' line; a chord or "
+                    + "kademlia node joining an overlay takes its share of the keys only then. On a host other "
+                    + "processes keep busy the warm-up takes only idle CPU. At most 30 s; 0 starts cold. "
+                    + "Default: ${DEFAULT-VALUE}.")
     int warmUp = NodeWarmup.DEFAULT_FLOWS;
 
     @Mixin
@@ -257,6 +259,11 @@ final class NodeCommand implements Callable<Integer> {
         NodeWarmup.Report front = NodeWarmup.run(settings, warmUp);
         NodeWarmup.Report overlay = NodeWarmup.overlay(node, warmUp / NodeWarmup.OVERLAY_SHARE, NodeWarmup.BUDGET);
         claimShare(node);
+        if (warmUp > 0) {
+            // The overlay carries this node's requests again once its range has changed hands: the ring
+            // that was healthy before the claim is not proof of the ring after it.
+            NodeWarmup.overlay(node, NodeWarmup.HEALTHY_FLOWS, NodeWarmup.BUDGET);
+        }
         readiness.markReady(System.nanoTime());
         String ready = String.format(Locale.ROOT, " ready in %.1f s", readiness.timeToReady().orElseThrow()
                 .toMillis() / 1000.0) + (front.flows() == 0 ? "" : " (warm-up: " + front.describe() + ", "
@@ -276,10 +283,10 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /**
-     * A warm node takes its share of the keys (a chord joiner held it back
-     * while it warmed up) before it says it is ready. A claim that fails or
-     * takes longer than {@link #CLAIM_SECONDS} is logged; the node still
-     * serves, through the owners the ring has.
+     * A warm node takes its share of the keys (a chord or kademlia joiner
+     * held it back while it warmed up) before it says it is ready. A claim
+     * that fails or takes longer than {@link #CLAIM_SECONDS} is logged; the
+     * node still serves, through the owners the overlay has.
      */
     private static void claimShare(FrontNode node) {
         try {

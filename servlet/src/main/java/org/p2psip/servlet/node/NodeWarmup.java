@@ -83,7 +83,7 @@ public final class NodeWarmup {
      */
     private static final int OVERLAY_WINDOW = 4;
     /** The overlay is taken to carry requests once this many flows in a row succeeded, each within the bound. */
-    static final int HEALTHY_FLOWS = 50;
+    public static final int HEALTHY_FLOWS = 50;
     static final Duration HEALTHY_BOUND = Duration.ofMillis(250);
     /** How often a warm-up that yields to a busy host looks again. */
     private static final long GATE_POLL_MILLIS = 20;
