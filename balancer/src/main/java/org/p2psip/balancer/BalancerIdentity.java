@@ -20,23 +20,39 @@ import org.p2psip.core.net.HostPort;
  * @param advertised the address written in Via and expected in Route
  * @param instance   8 hex digits derived from {@code advertised}
  * @param secure     the TLS listener's address, which a client's Route may name too
+ * @param nodeSide   the UDP socket requests leave from towards the nodes, named in their Via so that the
+ *                   nodes' responses come back to it rather than queue behind clients' requests; absent,
+ *                   the advertised address
  */
-public record BalancerIdentity(HostPort advertised, String instance, Optional<HostPort> secure) {
+public record BalancerIdentity(HostPort advertised, String instance, Optional<HostPort> secure,
+                               Optional<HostPort> nodeSide) {
 
     public BalancerIdentity {
         Objects.requireNonNull(advertised, "advertised");
         Objects.requireNonNull(instance, "instance");
         Objects.requireNonNull(secure, "secure");
+        Objects.requireNonNull(nodeSide, "nodeSide");
     }
 
     public static BalancerIdentity of(HostPort advertised) {
         long h = Fnv.hash(advertised.toString());
-        return new BalancerIdentity(advertised, String.format("%08x", (int) (h ^ (h >>> 32))), Optional.empty());
+        return new BalancerIdentity(advertised, String.format("%08x", (int) (h ^ (h >>> 32))), Optional.empty(),
+                Optional.empty());
     }
 
     /** The same identity, also answering to the TLS listener at {@code address}. */
     public BalancerIdentity withSecure(HostPort address) {
-        return new BalancerIdentity(advertised, instance, Optional.of(address));
+        return new BalancerIdentity(advertised, instance, Optional.of(address), nodeSide);
+    }
+
+    /** The same identity, sending to the nodes from {@code address}. */
+    public BalancerIdentity withNodeSide(HostPort address) {
+        return new BalancerIdentity(advertised, instance, secure, Optional.of(address));
+    }
+
+    /** Where the nodes send their responses: the node-side socket, else the advertised address. */
+    public HostPort nodeSideAddress() {
+        return nodeSide.orElse(advertised);
     }
 
     /** Every branch this balancer writes starts with this. */
@@ -69,7 +85,16 @@ public record BalancerIdentity(HostPort advertised, String instance, Optional<Ho
      * down a client's TLS flow names the TLS listener as its sent-by.
      */
     public byte[] viaLine(Transport transport, String branchSuffix, String token) {
-        String line = "Via: SIP/2.0/" + transport + " " + address(transport) + ";branch=" + branchPrefix()
+        return viaLine(transport, address(transport), branchSuffix, token);
+    }
+
+    /** The Via of a request forwarded to a node: its sent-by is the node-side socket. */
+    public byte[] nodeViaLine(String branchSuffix, String token) {
+        return viaLine(Transport.UDP, nodeSideAddress(), branchSuffix, token);
+    }
+
+    private byte[] viaLine(Transport transport, HostPort sentBy, String branchSuffix, String token) {
+        String line = "Via: SIP/2.0/" + transport + " " + sentBy + ";branch=" + branchPrefix()
                 + branchSuffix + (token == null ? "" : ";lb=" + token) + ";oc;oc-algo=\"loss\"\r\n";
         return line.getBytes(StandardCharsets.US_ASCII);
     }
@@ -93,5 +118,11 @@ public record BalancerIdentity(HostPort advertised, String instance, Optional<Ho
     public boolean isRoute(String host, int port) {
         return isSelf(host, port) || secure.filter(t -> t.host().equalsIgnoreCase(host)
                 && t.port() == (port < 0 ? 5061 : port)).isPresent();
+    }
+
+    /** Whether a Via's host and port name this balancer: as a Route may, or as its node-side socket. */
+    public boolean isViaOf(String host, int port) {
+        return isRoute(host, port) || nodeSide.filter(n -> n.host().equalsIgnoreCase(host)
+                && n.port() == (port < 0 ? 5060 : port)).isPresent();
     }
 }

@@ -12,8 +12,11 @@ import io.netty.buffer.ByteBuf;
  */
 public interface Egress {
 
-    /** Sends a request to a node over UDP. */
+    /** Sends a request to a node over UDP, from the balancer's node-side socket. */
     void toNode(InetSocketAddress node, ByteBuf message);
+
+    /** Sends a node's request on to a user agent over UDP, from the balancer's public socket. */
+    void toAgent(InetSocketAddress agent, ByteBuf message);
 
     /** Sends a response to a client: a datagram, or a write on its TCP connection (RFC 3261 §18.2.2). */
     void toClient(ReturnAddress client, ByteBuf message);

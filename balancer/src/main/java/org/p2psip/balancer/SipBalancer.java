@@ -41,16 +41,21 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  *
  * <p>Pipelines, one job per handler:
  * <pre>
- * UDP: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
+ * UDP, public:    SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
+ * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
  * TCP: ConnectionGate → IdleTimeout → TcpConnections → SipStreamFramer → SourceGuardHandler
  *      → SipParserHandler → SipRouter
  * TLS: ConnectionGate → IdleTimeout → SslHandler → TcpConnections → SipStreamFramer → SourceGuardHandler
  *      → SipParserHandler → SipRouter
  * </pre>
- * Requests reach the nodes over UDP from the balancer's own port, whatever
- * the client used, so node responses come back to the one UDP socket; a TCP
- * or TLS client gets its responses on its own connection (RFC 3261
- * §18.2.2). The client's Via is left as the client wrote it (TCP, TLS) but
+ * Requests reach the nodes over UDP, whatever the client used, from a
+ * node-side socket of their own (a free port on the balancer's address,
+ * each on its own thread), named in the balancer's Via, so the nodes'
+ * responses and probe answers come back there (RFC 3261 §18.2.2) and never
+ * wait behind, or overflow with, a flood of clients' requests at the
+ * public socket: those responses are what stops clients retransmitting. A
+ * UDP client gets its responses from the public socket it wrote to; a TCP
+ * or TLS client on its own connection. The client's Via is left as the client wrote it (TCP, TLS) but
  * for {@code received} and {@code rport}; the balancer's own Via, on top,
  * says UDP, the transport it forwards on. URIs, {@code sips:} included,
  * pass through untouched.
@@ -73,11 +78,13 @@ public final class SipBalancer implements AutoCloseable {
     private final BalancerCounters counters;
     private final TcpConnections connections;
     private final EventLoopGroup udpGroup;
+    private final EventLoopGroup nodeGroup;
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup tcpGroup;
     private final Channel udp;
     private final Channel tcp;
     private final Channel tls;
+    private final Channel nodeSide;
     private final Edge edge;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -87,19 +94,21 @@ public final class SipBalancer implements AutoCloseable {
                         NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips, SlowStart slowStart) {
     }
 
-    private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup acceptGroup,
-                        EventLoopGroup tcpGroup, Channel[] bound) {
+    private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup nodeGroup,
+                        EventLoopGroup acceptGroup, EventLoopGroup tcpGroup, Channel[] bound) {
         this.address = address;
         this.edge = edge;
         this.nodes = edge.nodes();
         this.counters = edge.counters();
         this.connections = edge.connections();
         this.udpGroup = udpGroup;
+        this.nodeGroup = nodeGroup;
         this.acceptGroup = acceptGroup;
         this.tcpGroup = tcpGroup;
         this.udp = bound[0];
         this.tcp = bound[1];
         this.tls = bound[2];
+        this.nodeSide = bound[3];
     }
 
     /**
@@ -144,24 +153,26 @@ public final class SipBalancer implements AutoCloseable {
                 new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()),
                 new ProbeRoundTrips(nodes.all().size()), new SlowStart(nodes.all().size(), settings.slowStart()));
         EventLoopGroup udpGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-udp", true));
+        EventLoopGroup nodeGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-nodes", true));
         EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-accept", true));
         EventLoopGroup tcpGroup = new NioEventLoopGroup(
                 Math.max(1, Runtime.getRuntime().availableProcessors()), new DefaultThreadFactory("p2psip-lb-tcp", true));
         Channel[] bound = null;
         try {
-            bound = bind(edge, bindAddress, port, udpGroup, acceptGroup, tcpGroup);
+            bound = bind(edge, bindAddress, port, udpGroup, nodeGroup, acceptGroup, tcpGroup);
         } finally {
             if (bound == null) {
-                shutdown(udpGroup, acceptGroup, tcpGroup);
+                shutdown(udpGroup, nodeGroup, acceptGroup, tcpGroup);
             }
         }
         int boundPort = ((InetSocketAddress) bound[0].localAddress()).getPort();
         HostPort actual = new HostPort(bindAddress.getHostAddress(), boundPort);
-        return new SipBalancer(actual, edge, udpGroup, acceptGroup, tcpGroup, bound);
+        return new SipBalancer(actual, edge, udpGroup, nodeGroup, acceptGroup, tcpGroup, bound);
     }
 
     private static Channel[] bind(Edge edge, InetAddress bindAddress, int port, EventLoopGroup udpGroup,
-                                  EventLoopGroup acceptGroup, EventLoopGroup tcpGroup) throws BalancerStartException {
+                                  EventLoopGroup nodeGroup, EventLoopGroup acceptGroup, EventLoopGroup tcpGroup)
+            throws BalancerStartException {
         BalancerSettings settings = edge.settings();
         BalancerCounters counters = edge.counters();
         NodeSet nodes = edge.nodes();
@@ -180,18 +191,29 @@ public final class SipBalancer implements AutoCloseable {
             }
             Channel tcp = tcpBind.channel();
             int actualPort = ((InetSocketAddress) tcp.localAddress()).getPort();
-            BalancerIdentity plain = BalancerIdentity.of(advertised(settings, bindAddress, actualPort));
+            HostPort advertised = advertised(settings, bindAddress, actualPort);
+            // Requests to the nodes leave from a socket of their own, so that the nodes' answers never wait
+            // in (or overflow from) the queue of clients' requests: under a flood those answers are what
+            // stops the clients' retransmissions.
+            ChannelFuture nodeSideBind = datagramBootstrap(nodeGroup).handler(new ChannelInitializer<DatagramChannel>() {
+                @Override
+                protected void initChannel(DatagramChannel ch) {
+                }
+            }).bind(new InetSocketAddress(bindAddress, 0)).awaitUninterruptibly();
+            if (!nodeSideBind.isSuccess()) {
+                tcp.close().awaitUninterruptibly();
+                throw new BalancerStartException("no UDP port free at " + bindAddress.getHostAddress()
+                        + " for the requests to the nodes (" + oneLine(nodeSideBind.cause()) + ")");
+            }
+            Channel nodeSide = nodeSideBind.channel();
+            BalancerIdentity plain = BalancerIdentity.of(advertised).withNodeSide(new HostPort(advertised.host(),
+                    ((InetSocketAddress) nodeSide.localAddress()).getPort()));
             BalancerIdentity self = settings.tls().map(t -> plain.withSecure(t.address())).orElse(plain);
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.owners(), edge.load(),
                     counters, edge.slowStart()),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, new FlowTokens());
-            ChannelFuture udpBind = new Bootstrap().group(udpGroup).channel(NioDatagramChannel.class)
-                    // A datagram is one message: read it whole (up to the 65,535 bytes UDP can carry), not the
-                    // default 2 KB of it; a shorter buffer would silently cut longer datagrams.
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UDP_RECEIVE_BUFFER))
-                    .option(ChannelOption.SO_RCVBUF, 4 << 20)
-                    .option(ChannelOption.SO_SNDBUF, 4 << 20)
+            ChannelFuture udpBind = datagramBootstrap(udpGroup)
                     .handler(new ChannelInitializer<DatagramChannel>() {
                         @Override
                         protected void initChannel(DatagramChannel ch) {
@@ -199,14 +221,11 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers,
                                             counters, edge.bad()))
                                     .addLast("parse", parser)
-                                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
-                                            edge.roundTrips(), System::nanoTime, self,
-                                            settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
             if (!udpBind.isSuccess()) {
-                tcp.close().awaitUninterruptibly();
+                closeAll(tcp, nodeSide);
                 if (port == 0) {
                     continue;
                 }
@@ -223,21 +242,38 @@ public final class SipBalancer implements AutoCloseable {
                             tcpGroup).bind(new InetSocketAddress(InetAddress.getByName(at.host()), at.port()))
                             .awaitUninterruptibly();
                 } catch (UnknownHostException e) {
-                    closeAll(udp, tcp);
+                    closeAll(udp, tcp, nodeSide);
                     throw new BalancerStartException("unknown TLS host '" + at.host() + "'");
                 }
                 if (!tlsBind.isSuccess()) {
-                    closeAll(udp, tcp);
+                    closeAll(udp, tcp, nodeSide);
                     throw new BalancerStartException("TLS port " + at + " is already in use ("
                             + oneLine(tlsBind.cause()) + ")");
                 }
                 tls = tlsBind.channel();
             }
+            nodeSide.pipeline().addLast("guard", guard)
+                    .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers, counters,
+                            edge.bad()))
+                    .addLast("parse", parser)
+                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(), edge.roundTrips(),
+                            System::nanoTime, self, settings.probeInterval(), settings.probeFailures()))
+                    .addLast("route", router);
             egress.udp = udp;
+            egress.nodeSide = nodeSide;
             routerOnceBound.set(router);
-            return new Channel[] {udp, tcp, tls};
+            return new Channel[] {udp, tcp, tls, nodeSide};
         }
         throw new BalancerStartException("no port free on both UDP and TCP at " + bindAddress.getHostAddress());
+    }
+
+    private static Bootstrap datagramBootstrap(EventLoopGroup group) {
+        return new Bootstrap().group(group).channel(NioDatagramChannel.class)
+                // A datagram is one message: read it whole (up to the 65,535 bytes UDP can carry), not the
+                // default 2 KB of it; a shorter buffer would silently cut longer datagrams.
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UDP_RECEIVE_BUFFER))
+                .option(ChannelOption.SO_RCVBUF, 4 << 20)
+                .option(ChannelOption.SO_SNDBUF, 4 << 20);
     }
 
     /** A TCP or TLS listener; its connections start routing once {@code router} is set. */
@@ -296,6 +332,12 @@ public final class SipBalancer implements AutoCloseable {
         return nodes;
     }
 
+    /** The UDP socket requests to the nodes leave from, and their responses come back to. */
+    public HostPort nodeSideAddress() {
+        InetSocketAddress a = (InetSocketAddress) nodeSide.localAddress();
+        return new HostPort(a.getAddress().getHostAddress(), a.getPort());
+    }
+
     /** Where the balancer listens for SIP over TLS, if it does. */
     public Optional<HostPort> tlsAddress() {
         if (tls == null) {
@@ -346,11 +388,12 @@ public final class SipBalancer implements AutoCloseable {
             return;
         }
         udp.close().awaitUninterruptibly();
+        nodeSide.close().awaitUninterruptibly();
         tcp.close().awaitUninterruptibly();
         if (tls != null) {
             tls.close().awaitUninterruptibly();
         }
-        shutdown(udpGroup, acceptGroup, tcpGroup);
+        shutdown(udpGroup, nodeGroup, acceptGroup, tcpGroup);
     }
 
     private static void shutdown(EventLoopGroup... groups) {
@@ -399,6 +442,7 @@ public final class SipBalancer implements AutoCloseable {
         private final TcpConnections connections;
         private final BalancerCounters counters;
         private volatile Channel udp;
+        private volatile Channel nodeSide;
 
         UdpEgress(TcpConnections connections, BalancerCounters counters) {
             this.connections = connections;
@@ -407,7 +451,12 @@ public final class SipBalancer implements AutoCloseable {
 
         @Override
         public void toNode(InetSocketAddress node, ByteBuf message) {
-            udp.writeAndFlush(new DatagramPacket(message, node), udp.voidPromise());
+            nodeSide.writeAndFlush(new DatagramPacket(message, node), nodeSide.voidPromise());
+        }
+
+        @Override
+        public void toAgent(InetSocketAddress agent, ByteBuf message) {
+            udp.writeAndFlush(new DatagramPacket(message, agent), udp.voidPromise());
         }
 
         @Override

@@ -177,7 +177,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
                 flowLines = flowRecordRoutes(arrivalFlowToken(m), m.frame().transport(), false);
             }
         }
-        MessageEdits edits = forwardEdits(m, Transport.UDP, flowLines, ownRoutes);
+        MessageEdits edits = forwardEdits(m, outbound ? self.viaLine(Transport.UDP, branch(m), returnAddress(m).token())
+                : self.nodeViaLine(branch(m), returnAddress(m).token()), flowLines, ownRoutes);
         ByteBuf out = edits.toBuffer();
         if (out.readableBytes() > MAX_DATAGRAM) {
             // Fine on TCP, but with the balancer's Via it no longer fits the datagram it must go to the node in.
@@ -188,10 +189,11 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         }
         if (nodeIndex >= 0) {
             counters.countRequestForwardedTo(nodeIndex);
+            egress.toNode(destination, out);
         } else {
             counters.countRequestForwarded();
+            egress.toAgent(destination, out);
         }
-        egress.toNode(destination, out);
     }
 
     /**
@@ -200,10 +202,10 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
      * {@code removedRoutes} taken out (§16.4), the client's Via marked with
      * where it came from (§18.2.1).
      */
-    private MessageEdits forwardEdits(SipMessage m, Transport via, String extra, List<TopRoute> removedRoutes) {
+    private MessageEdits forwardEdits(SipMessage m, byte[] via, String extra, List<TopRoute> removedRoutes) {
         MessageEdits edits = new MessageEdits(m.bytes(), m.startLineStart(), m.end());
         StringBuilder added = new StringBuilder();
-        added.append(new String(self.viaLine(via, branch(m), returnAddress(m).token()), StandardCharsets.US_ASCII));
+        added.append(new String(via, StandardCharsets.US_ASCII));
         added.append(extra);
         if (m.maxForwards() == null) {
             added.append("Max-Forwards: 70\r\n");
@@ -251,7 +253,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         Transport transport = flow.get().transport();
         String recordRoute = m.toTag() == null && DIALOG_CREATING.contains(m.method())
                 ? flowRecordRoutes(flowToken, transport, true) : "";
-        ByteBuf out = forwardEdits(m, transport, recordRoute, ownRoutes).toBuffer();
+        ByteBuf out = forwardEdits(m, self.viaLine(transport, branch(m), returnAddress(m).token()), recordRoute,
+                ownRoutes).toBuffer();
         if (!egress.toFlow(flow.get().connection(), out)) {
             counters.countFlowFailed();
             answer(m, 430, "Flow Failed");
@@ -318,7 +321,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private void response(SipMessage m) {
         TopVia via = m.topVia();
         String branch = via.branch();
-        if (branch == null || !branch.startsWith(self.branchPrefix()) || !self.isRoute(via.host(), via.port())) {
+        if (branch == null || !branch.startsWith(self.branchPrefix()) || !self.isViaOf(via.host(), via.port())) {
             counters.countForeignResponse();
             return;
         }

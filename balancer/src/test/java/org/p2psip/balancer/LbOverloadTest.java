@@ -174,6 +174,11 @@ class LbOverloadTest {
         }
 
         @Override
+        public void toAgent(InetSocketAddress agent, ByteBuf message) {
+            sent.add(new String[] {"agent", agent.toString(), LbText.text(message)});
+        }
+
+        @Override
         public void toClient(ReturnAddress client, ByteBuf message) {
             sent.add(new String[] {"client", client.address().toString(), LbText.text(message)});
         }

@@ -23,7 +23,15 @@ import io.netty.channel.embedded.EmbeddedChannel;
 class LbRouterTest {
 
     /** What the router sent, to whom. */
-    private record Sent(boolean toNode, InetSocketAddress to, ReturnAddress client, String text) {
+    /** One datagram or write: a request to a node, a node's request on to a user agent, or a response. */
+    private record Sent(String kind, InetSocketAddress to, ReturnAddress client, String text) {
+        boolean toNode() {
+            return kind.equals("node");
+        }
+
+        boolean toAgent() {
+            return kind.equals("agent");
+        }
     }
 
     /** What went down a client flow. */
@@ -47,12 +55,17 @@ class LbRouterTest {
 
         @Override
         public void toNode(InetSocketAddress node, ByteBuf message) {
-            sent.add(new Sent(true, node, null, LbText.text(message)));
+            sent.add(new Sent("node", node, null, LbText.text(message)));
+        }
+
+        @Override
+        public void toAgent(InetSocketAddress agent, ByteBuf message) {
+            sent.add(new Sent("agent", agent, null, LbText.text(message)));
         }
 
         @Override
         public void toClient(ReturnAddress client, ByteBuf message) {
-            sent.add(new Sent(false, client.address(), client, LbText.text(message)));
+            sent.add(new Sent("client", client.address(), client, LbText.text(message)));
         }
 
         Sent only() {
