@@ -150,6 +150,16 @@ public final class NodeLoad {
         return true;
     }
 
+    /** Whether every one of {@code nodes} holds off after a 503 or sheds a share of its new requests at {@code now}. */
+    public boolean allRestrained(List<NodeSet.Node> nodes, long now) {
+        for (NodeSet.Node n : nodes) {
+            if (!holding(n.index(), now) && shedding(n.index(), now) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** 0..99, uniform over transactions, independent between nodes. */
     static int draw(long transaction, NodeSet.Node node) {
         return (int) Long.remainderUnsigned(Fnv.mix(transaction ^ node.seed() ^ SHED_SALT), 100);

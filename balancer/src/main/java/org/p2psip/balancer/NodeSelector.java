@@ -178,6 +178,16 @@ public final class NodeSelector {
         return ready.isEmpty() || load.allHolding(ready, now);
     }
 
+    /**
+     * Whether the cluster as a whole is overloaded at {@code now}: every node
+     * up and ready holds off after a 503 or sheds a share of its new requests
+     * (RFC 7339), or none is ready.
+     */
+    boolean allRestrained(long now) {
+        List<NodeSet.Node> ready = nodes.ready();
+        return ready.isEmpty() || load.allRestrained(ready, now);
+    }
+
     private long key(SipMessage m) {
         return switch (policy) {
             case CALL_ID, OWNER -> Fnv.hash(m.callId());

@@ -62,8 +62,10 @@ import io.netty.channel.socket.SocketChannel;
  * response goes on. A node's 503 is relayed as 500 while another node
  * still takes requests (§16.7 item 6: a 503 upstream would tell the
  * client the whole service is down, and hold it off for Retry-After); when
- * every ready node is holding off, or none is ready, the 503 goes through as
- * it is.
+ * every ready node is holding off or shedding a share, or none is ready, the
+ * whole cluster is overloaded and the 503 goes through as it is. A 503 that
+ * carries an {@code oc} instruction does not hold its node off: the share
+ * it asks for is the finer answer.
  */
 @Sharable
 public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
@@ -344,13 +346,17 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private void noteLoad(NodeSet.Node node, SipMessage m, TopVia via, MessageEdits edits) {
         long now = nanoTime.getAsLong();
         NodeLoad load = selector.load();
-        OverloadControl.from(via.params()).ifPresent(oc -> load.overloadControl(node.index(), oc, now));
+        Optional<OverloadControl> oc = OverloadControl.from(via.params());
+        oc.ifPresent(instruction -> load.overloadControl(node.index(), instruction, now));
         if (m.status() != 503) {
             return;
         }
-        long retryAfter = SipParser.retryAfterSeconds(m);
-        load.serviceUnavailable(node.index(), retryAfter, now);
-        if (!selector.allHolding(now)) {
+        // A 503 that says how much to shed (RFC 7339) is a partial overload, which that share handles; only
+        // one without holds the node off for its Retry-After.
+        if (oc.isEmpty() || oc.get().lifts()) {
+            load.serviceUnavailable(node.index(), SipParser.retryAfterSeconds(m), now);
+        }
+        if (!selector.allRestrained(now)) {
             byte[] b = m.bytes();
             int lineEnd = m.startLineEnd();
             while (lineEnd > m.startLineStart() && (b[lineEnd - 1] == '\n' || b[lineEnd - 1] == '\r')) {

@@ -259,6 +259,24 @@ class LbOverloadTest {
     }
 
     @Test
+    void aNodes503WithAnOcShareShedsThatShareInsteadOfHoldingTheNodeOff() {
+        EmbeddedChannel ch = router();
+        for (NodeSet.Node n : nodes.all()) {
+            String[] out = forward(ch, "share-" + n.index());
+            ch.writeInbound(fromNode(out[2], n.socket(), 503, "Service Unavailable",
+                    "oc=40;oc-validity=1000;oc-seq=" + (n.index() + 1), "Retry-After: 2"));
+            String relayed = sent.remove(sent.size() - 1)[2];
+            boolean last = n.index() == nodes.all().size() - 1;
+            assertTrue(relayed.startsWith(last ? "SIP/2.0 503 Service Unavailable\r\n" : "SIP/2.0 500 "),
+                    "500 while another node takes all its requests, 503 once every node sheds: " + relayed);
+            assertFalse(load.holding(n.index(), clock.get()), "a share, not a hold");
+            assertEquals(40, load.shedding(n.index(), clock.get()));
+        }
+        assertFalse(load.allHolding(nodes.all(), clock.get()));
+        assertTrue(load.allRestrained(nodes.all(), clock.get()));
+    }
+
+    @Test
     void aRequestEveryNodeShedsGets503() {
         EmbeddedChannel ch = router();
         for (int i = 0; i < 3; i++) {

@@ -2,6 +2,7 @@ package org.p2psip.servlet.sip;
 
 import java.text.ParseException;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -11,10 +12,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import javax.sip.InvalidArgumentException;
+import javax.sip.header.ViaHeader;
 import javax.sip.message.Request;
 import javax.sip.message.Response;
 
 import org.p2psip.core.guard.AdaptiveConcurrencyLimit;
+import org.p2psip.core.guard.OverloadShare;
 
 /**
  * Admits a request's DHT work at the node's edge, or refuses it with
@@ -25,17 +28,32 @@ import org.p2psip.core.guard.AdaptiveConcurrencyLimit;
  * (issue 33, "shed, never collapse"). One per node, shared by the
  * registrar and the proxy, since they load the same DHT.
  *
+ * <p>A refusal answers the balancer's offer of RFC 7339 overload control
+ * (a valueless {@code oc} on its Via) with the share of new requests the
+ * node wants sent elsewhere or refused there ({@link OverloadShare}), so
+ * that under a sustained overload the balancer refuses the excess before
+ * any node parses it.
+ *
  * @param limit      how many requests may wait on the DHT; adapts to its latency
  * @param retryAfter what a refused client is told to wait
+ * @param share      what the refusals ask of the balancer
  */
-public record DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter) {
+public record DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter, OverloadShare share) {
+
+    /** How long an {@code oc} instruction holds; refusals renew it while they go on. */
+    public static final long OC_VALIDITY_MILLIS = 1_000;
 
     public DhtAdmission {
         Objects.requireNonNull(limit, "limit");
         Objects.requireNonNull(retryAfter, "retryAfter");
+        Objects.requireNonNull(share, "share");
         if (retryAfter.isNegative() || retryAfter.isZero()) {
             throw new IllegalArgumentException("Retry-After must be positive");
         }
+    }
+
+    public DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter) {
+        this(limit, retryAfter, new OverloadShare());
     }
 
     /** An admission with {@link AdaptiveConcurrencyLimit.Settings#DEFAULT} limits. */
@@ -56,10 +74,12 @@ public record DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter) 
      * the caller answers {@link #refusal}.
      */
     public <T> Optional<CompletableFuture<T>> start(Supplier<CompletableFuture<T>> work, Duration timeout) {
-        if (!limit.tryAcquire()) {
+        long started = System.nanoTime();
+        boolean admitted = limit.tryAcquire();
+        share.record(!admitted, started);
+        if (!admitted) {
             return Optional.empty();
         }
-        long started = System.nanoTime();
         CompletableFuture<T> future = timed(work, timeout);
         future.whenComplete((v, e) -> limit.release(started, System.nanoTime(), isTimeout(e)));
         return Optional.of(future);
@@ -78,7 +98,34 @@ public record DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter) 
     public Response refusal(SipEndpoint sip, Request request) throws ParseException, InvalidArgumentException {
         Response r = sip.response(Response.SERVICE_UNAVAILABLE, request, "Location service overloaded");
         r.setHeader(sip.headers().createRetryAfterHeader((int) Math.max(1, retryAfter.toSeconds())));
+        answerOverloadOffer(r, share.percent(System.nanoTime()));
         return r;
+    }
+
+    /**
+     * RFC 7339 §5.2: when the top Via (the balancer's) offers overload
+     * control, the answer goes in it: {@code oc}, {@code oc-validity} and
+     * an {@code oc-seq} from the wall clock in milliseconds, the order every
+     * instruction this node sends follows.
+     */
+    static void answerOverloadOffer(Response response, int percent) throws ParseException {
+        if (percent <= 0 || !(response.getHeader(ViaHeader.NAME) instanceof ViaHeader via) || !offers(via)) {
+            return;
+        }
+        via.setParameter("oc", Integer.toString(percent));
+        via.setParameter("oc-validity", Long.toString(OC_VALIDITY_MILLIS));
+        via.setParameter("oc-seq", Long.toString(System.currentTimeMillis()));
+    }
+
+    /** Whether {@code via} carries {@code oc} without a value: an offer, not an instruction. */
+    private static boolean offers(ViaHeader via) {
+        for (Iterator<?> names = via.getParameterNames(); names.hasNext(); ) {
+            if ("oc".equalsIgnoreCase(String.valueOf(names.next()))) {
+                String value = via.getParameter("oc");
+                return value == null || value.isEmpty();
+            }
+        }
+        return false;
     }
 
     /** Requests refused since the node started. */

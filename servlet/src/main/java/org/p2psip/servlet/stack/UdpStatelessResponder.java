@@ -53,8 +53,6 @@ final class UdpStatelessResponder implements Runnable {
     private final LongAdder dropped = new LongAdder();
     private final DatagramSocket socket;
     private final EdgeGuards guards;
-    /** The origin of the RFC 7339 oc-seq this node sends, which must only grow. */
-    private final long startedNanos = System.nanoTime();
     private volatile boolean running = true;
 
     UdpStatelessResponder(DatagramSocket socket, EdgeGuards guards) {
@@ -126,8 +124,10 @@ final class UdpStatelessResponder implements Runnable {
             return null;
         }
         // Ask the balancer, if it offered overload control, to divert at
-        // least a fifth of this node's new requests for the next second.
+        // least a fifth of this node's new requests for the next second. The
+        // oc-seq is the wall clock's milliseconds, as the DHT admission's is,
+        // so the balancer orders both kinds of instruction alike.
         return OverloadFeedback.answerOffer(response, Math.max(MIN_REDUCTION, refusal.reductionPercent()),
-                OC_VALIDITY_MILLIS, (System.nanoTime() - startedNanos) / 1_000_000);
+                OC_VALIDITY_MILLIS, System.currentTimeMillis());
     }
 }
