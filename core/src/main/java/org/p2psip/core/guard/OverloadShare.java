@@ -3,13 +3,20 @@ package org.p2psip.core.guard;
 /**
  * The share of new requests a node asks the element in front of it (the
  * cluster's balancer) to send elsewhere or refuse: RFC 7339's loss
- * algorithm (§5.2, {@code oc=N}) from the server's side. While the node
- * keeps refusing work it asks for more, {@link #FIRST} % at first and
- * {@link #STEP_UP} points more each {@link #WINDOW_NANOS} window in which it
- * refused anything, up to {@link #MAX} %; each window without a refusal it
- * asks for {@link #STEP_DOWN} points less. Refusals so move from the node,
- * where each costs a parse by its SIP stack and a response, to the
- * balancer, where it costs a few header lines.
+ * algorithm (§5.2, {@code oc=N}) from the server's side.
+ *
+ * <p>At the end of each {@link #WINDOW_NANOS} window in which the node
+ * refused anything, it asks for the share that would have brought it what
+ * it admitted, and {@link #PROBE_PERCENT} % more: with share {@code s} in
+ * force, a window that admitted {@code a} of {@code a + r} requests asks
+ * to keep {@code (1 - s) × a / (a + r) × (1 + PROBE_PERCENT / 100)} of the
+ * offered load, at most {@link #MAX} % shed. The extra keeps the node
+ * refusing a little, so its answers go on renewing the instruction and
+ * notice when it can take more. Each window without a refusal asks for
+ * {@link #STEP_DOWN} points less. Refusals so move from the node, where
+ * each costs a parse by its SIP stack and a response, to the balancer,
+ * where it costs a few header lines; and the node, not being refused work
+ * it cannot do, carries what it can.
  *
  * <p>Pure: time is passed in. Thread-safe.
  */
@@ -17,22 +24,26 @@ public final class OverloadShare {
 
     /** How long one window of refusals and admissions lasts. */
     public static final long WINDOW_NANOS = 250_000_000L;
-    /** The first share asked for. */
-    public static final int FIRST = 20;
-    public static final int STEP_UP = 10;
+    /** How much more than it admitted a node asks to be sent, in percent. */
+    public static final int PROBE_PERCENT = 5;
     public static final int STEP_DOWN = 5;
     /** Never everything: a node must go on seeing requests to notice that it has recovered. */
     public static final int MAX = 95;
 
     private boolean started;
     private long windowStart;
-    private boolean refusedInWindow;
+    private long admitted;
+    private long refused;
     private int percent;
 
     /** One request was admitted ({@code refused} false) or refused at {@code now}. */
     public synchronized void record(boolean refused, long now) {
         roll(now);
-        refusedInWindow |= refused;
+        if (refused) {
+            this.refused++;
+        } else {
+            admitted++;
+        }
     }
 
     /** The share to ask for at {@code now}, 0..{@link #MAX}. */
@@ -51,12 +62,14 @@ public final class OverloadShare {
         if (windows < 1) {
             return;
         }
-        if (refusedInWindow) {
-            percent = percent == 0 ? FIRST : Math.min(MAX, percent + STEP_UP);
+        if (refused > 0) {
+            double keep = (100 - percent) / 100.0 * admitted / (admitted + refused) * (100 + PROBE_PERCENT) / 100.0;
+            percent = (int) Math.min(MAX, 100 - Math.min(100, Math.round(100 * keep)));
             windows--;
         }
         percent = (int) Math.max(0, percent - Math.min(windows, MAX) * STEP_DOWN);
-        refusedInWindow = false;
+        admitted = 0;
+        refused = 0;
         windowStart = now;
     }
 }

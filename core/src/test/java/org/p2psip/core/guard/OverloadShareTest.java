@@ -8,6 +8,16 @@ class OverloadShareTest {
 
     private static final long W = OverloadShare.WINDOW_NANOS;
 
+    /** One window from {@code start}: {@code admitted} requests admitted and {@code refused} refused. */
+    private static void window(OverloadShare share, long start, int admitted, int refused) {
+        for (int i = 0; i < admitted; i++) {
+            share.record(false, start + 1);
+        }
+        for (int i = 0; i < refused; i++) {
+            share.record(true, start + 2);
+        }
+    }
+
     @Test
     void aNodeThatRefusesNothingAsksForNothing() {
         OverloadShare share = new OverloadShare();
@@ -18,15 +28,24 @@ class OverloadShareTest {
     }
 
     @Test
-    void refusalsInAWindowAskForAFifthThenTenPointsMoreEachWindow() {
+    void aNodeRefusingHalfAsksForWhatItAdmittedAndAFewPercentMore() {
         OverloadShare share = new OverloadShare();
         share.record(false, 0);
-        share.record(true, W / 2);
+        window(share, 0, 500, 500);
         assertEquals(0, share.percent(W / 2), "the window has not ended");
-        share.record(true, W + 1);
-        assertEquals(OverloadShare.FIRST, share.percent(W + 1));
-        share.record(true, 2 * W + 2);
-        assertEquals(OverloadShare.FIRST + OverloadShare.STEP_UP, share.percent(2 * W + 2));
+        // Keep 50 % x 1.05 = 52.5 % of the load: shed 47 (rounded half up on what is kept, 53).
+        assertEquals(47, share.percent(W + 1));
+    }
+
+    @Test
+    void withAShareInForceTheNextRefusalsCutWhatIsLeft() {
+        OverloadShare share = new OverloadShare();
+        share.record(false, 0);
+        window(share, 0, 500, 500);
+        assertEquals(47, share.percent(W + 1));
+        // Sent 53 % of the load, it admitted 80 % of that: keep 0.53 x 0.8 x 1.05 = 44.5 %.
+        window(share, W + 1, 400, 100);
+        assertEquals(55, share.percent(2 * W + 2));
     }
 
     @Test
@@ -34,7 +53,7 @@ class OverloadShareTest {
         OverloadShare share = new OverloadShare();
         share.record(false, 0);
         for (int i = 0; i < 30; i++) {
-            share.record(true, i * W + W / 2);
+            window(share, i * W, 1, 1000);
         }
         assertEquals(OverloadShare.MAX, share.percent(30 * W + 1));
     }
@@ -43,13 +62,9 @@ class OverloadShareTest {
     void windowsWithoutRefusalsLowerTheShareFivePointsEach() {
         OverloadShare share = new OverloadShare();
         share.record(false, 0);
-        for (int i = 0; i < 4; i++) {
-            share.record(true, i * W + W / 2);
-        }
-        assertEquals(OverloadShare.FIRST + 2 * OverloadShare.STEP_UP, share.percent(4 * W));
-        int peak = OverloadShare.FIRST + 3 * OverloadShare.STEP_UP;
-        assertEquals(peak, share.percent(4 * W + W / 2), "the window of the last refusal has ended");
-        assertEquals(peak - 2 * OverloadShare.STEP_DOWN, share.percent(6 * W + W / 2));
+        window(share, 0, 500, 500);
+        assertEquals(47, share.percent(W + 1));
+        assertEquals(47 - 2 * OverloadShare.STEP_DOWN, share.percent(3 * W + 2));
         assertEquals(0, share.percent(100 * W));
     }
 }
