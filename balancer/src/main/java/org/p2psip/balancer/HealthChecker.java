@@ -310,7 +310,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     }
 
     private byte[] options(NodeSet.Node node, int seq) {
-        String me = self.nodeSideAddress().toString();
+        String me = self.advertised().toString();
         String text = "OPTIONS sip:" + node.address() + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP " + me + ";branch=" + self.probePrefix() + node.index() + "." + seq + "\r\n"
                 + "Max-Forwards: 70\r\n"

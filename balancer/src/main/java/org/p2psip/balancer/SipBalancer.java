@@ -41,8 +41,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  *
  * <p>Pipelines, one job per handler:
  * <pre>
- * UDP, public:    SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
- * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
+ * UDP, public:    SourceGuardHandler → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
+ * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
  * TCP: ConnectionGate → IdleTimeout → TcpConnections → SipStreamFramer → SourceGuardHandler
  *      → SipParserHandler → SipRouter
  * TLS: ConnectionGate → IdleTimeout → SslHandler → TcpConnections → SipStreamFramer → SourceGuardHandler
@@ -51,9 +51,10 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * Requests reach the nodes over UDP, whatever the client used, from a
  * node-side socket of their own (a free port on the balancer's address,
  * each on its own thread), named in the balancer's Via, so the nodes'
- * responses and probe answers come back there (RFC 3261 §18.2.2) and never
- * wait behind, or overflow with, a flood of clients' requests at the
- * public socket: those responses are what stops clients retransmitting. A
+ * responses come back there (RFC 3261 §18.2.2) and never wait behind, or
+ * overflow with, a flood of clients' requests at the public socket: those
+ * responses are what stops clients retransmitting. Health probes still go
+ * from the public socket, the address a node tells its key ranges to. A
  * UDP client gets its responses from the public socket it wrote to; a TCP
  * or TLS client on its own connection. The client's Via is left as the client wrote it (TCP, TLS) but
  * for {@code received} and {@code rport}; the balancer's own Via, on top,
@@ -221,6 +222,9 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers,
                                             counters, edge.bad()))
                                     .addLast("parse", parser)
+                                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
+                                            edge.roundTrips(), System::nanoTime, self,
+                                            settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
@@ -256,8 +260,6 @@ public final class SipBalancer implements AutoCloseable {
                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers, counters,
                             edge.bad()))
                     .addLast("parse", parser)
-                    .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(), edge.roundTrips(),
-                            System::nanoTime, self, settings.probeInterval(), settings.probeFailures()))
                     .addLast("route", router);
             egress.udp = udp;
             egress.nodeSide = nodeSide;

@@ -17,8 +17,8 @@ import org.p2psip.core.net.HostPort;
 
 /**
  * The balancer's two UDP sockets on real sockets: clients' requests arrive
- * at the public one; requests to the nodes, probes included, leave from the
- * node-side one, whose address their Via names, so that the nodes' answers
+ * at the public one; requests to the nodes leave from the node-side one,
+ * whose address their Via names, so that the nodes' answers
  * (sent to the Via, RFC 3261 §18.2.2) come back there instead of queueing
  * behind a flood of clients' requests; each answer reaches the client from
  * the public address it wrote to.
@@ -82,11 +82,18 @@ class LbNodeSideIntegrationTest {
     }
 
     @Test
-    void probesLeaveFromTheNodeSide() throws Exception {
-        HostPort side = balancer.nodeSideAddress();
+    void probesComeFromThePublicAddressWhichTheNodesTellTheirKeysTo() throws Exception {
+        // A node tells its key ranges only to probes from the balancer's address (the one it record-routes
+        // through), and its stack answers to the datagram's source: both are the public socket.
         Udp.Received probe = node.expect(m -> !m.isResponse() && m.header("Call-ID").orElse("").startsWith("hc-"),
                 "a probe");
-        assertEquals(side.port(), probe.from().getPort());
-        assertTrue(probe.text().headers("Via").get(0).startsWith("SIP/2.0/UDP 127.0.0.1:" + side.port() + ";"));
+        assertEquals(balancer.address().port(), probe.from().getPort());
+        assertTrue(probe.text().headers("Via").get(0)
+                .startsWith("SIP/2.0/UDP 127.0.0.1:" + balancer.address().port() + ";"));
+        long deadline = System.nanoTime() + LbWire.WAIT.toNanos();
+        while (balancer.liveNodes().isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of(node.hostPort()), balancer.liveNodes(), "the stub's answers reached the checker");
     }
 }

@@ -226,9 +226,18 @@ final class LbWire {
                 boolean probe = r.text().header("Call-ID").orElse("").startsWith("hc-");
                 String answer = (probe ? probeResponder : responder).apply(r.text());
                 if (answer != null) {
-                    send(answer, r.from());
+                    send(answer, viaSentBy(r.text()));
                 }
             }
+        }
+
+        /** Where a SIP stack sends the response to {@code request}: its top Via's sent-by (RFC 3261 §18.2.2). */
+        static InetSocketAddress viaSentBy(SipText request) {
+            String via = request.headers("Via").get(0);
+            String sentBy = via.substring(via.indexOf(' ') + 1).trim();
+            int end = sentBy.indexOf(';');
+            HostPort hp = HostPort.parse(end < 0 ? sentBy : sentBy.substring(0, end));
+            return new InetSocketAddress(hp.host(), hp.port());
         }
 
         /** Requests from clients (not the balancer's probes) received so far with this Call-ID prefix. */
