@@ -22,8 +22,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link #MAX_HOLD}). Whether a request is shed is a pure function of its
  * transaction and the node, not a coin toss, so a retransmission meets the
  * same decision as the original. A shed request goes to the next node in
- * its hash order that takes it; when none does, it is refused (the router
- * answers 503), as §5.10.1 allows a client to do with what it sheds.
+ * its hash order that sheds nothing; when none is left, it is refused (the
+ * router answers 503), as §5.10.1 allows a client to do with what it sheds.
+ * A node that sheds is past what it carries, so sending it others' excess
+ * would only make it refuse more of its own — and, under owner routing,
+ * make it do the excess's DHT work remotely, the dearest way.
  *
  * <p>Only new requests are steered: ACK and CANCEL must reach the node
  * that holds their INVITE transaction (§17.2.3, §9.2), and requests inside
@@ -131,9 +134,15 @@ public final class NodeLoad {
                 open.add(n);
             }
         }
-        for (NodeSet.Node n : open.isEmpty() ? ranked : open) {
-            int percent = shedding(n.index(), now);
-            if (percent == 0 || draw(transaction, n) >= percent) {
+        List<NodeSet.Node> candidates = open.isEmpty() ? ranked : open;
+        NodeSet.Node preferred = candidates.get(0);
+        int share = shedding(preferred.index(), now);
+        if (share == 0 || draw(transaction, preferred) >= share) {
+            return Optional.of(preferred);
+        }
+        // Only a node that sheds nothing has room for another's excess; one that sheds is refusing its own.
+        for (NodeSet.Node n : candidates.subList(1, candidates.size())) {
+            if (shedding(n.index(), now) == 0) {
                 return Optional.of(n);
             }
         }

@@ -132,6 +132,46 @@ class LbOverloadTest {
     }
 
     @Test
+    void aShedRequestGoesOnlyToANodeThatShedsNothing() {
+        load.overloadControl(0, new OverloadControl(50, 10_000, BigDecimal.ONE), T0);
+        load.overloadControl(1, new OverloadControl(50, 10_000, BigDecimal.ONE), T0);
+
+        int kept = 0;
+        int toTheQuietOne = 0;
+        int n = 10_000;
+        for (long tx = 0; tx < n; tx++) {
+            NodeSet.Node chosen = choose(0, Fnv.mix(tx), T0 + SECOND).orElseThrow();
+            assertNotEquals(node(1), chosen, "node 1 sheds its own; it takes none of node 0's");
+            if (chosen == node(0)) {
+                kept++;
+            } else {
+                toTheQuietOne++;
+            }
+        }
+        assertTrue(kept > n * 0.47 && kept < n * 0.53, "kept " + kept + " of " + n);
+        assertEquals(n - kept, toTheQuietOne);
+    }
+
+    @Test
+    void whenEveryNodeShedsAShareWhatTheFirstShedsIsRefused() {
+        for (int i = 0; i < 3; i++) {
+            load.overloadControl(i, new OverloadControl(40, 10_000, BigDecimal.ONE), T0);
+        }
+
+        int refused = 0;
+        int n = 10_000;
+        for (long tx = 0; tx < n; tx++) {
+            Optional<NodeSet.Node> chosen = choose(0, Fnv.mix(tx), T0 + SECOND);
+            if (chosen.isEmpty()) {
+                refused++;
+            } else {
+                assertEquals(node(0), chosen.get(), "no other node has room for node 0's excess");
+            }
+        }
+        assertTrue(refused > n * 0.37 && refused < n * 0.43, "refused " + refused + " of " + n);
+    }
+
+    @Test
     void whenEveryNodeShedsARequestNoneTakesIt() {
         for (int i = 0; i < 3; i++) {
             load.overloadControl(i, new OverloadControl(100, 10_000, BigDecimal.ONE), T0);
