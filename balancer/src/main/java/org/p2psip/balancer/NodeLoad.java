@@ -22,11 +22,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link #MAX_HOLD}). Whether a request is shed is a pure function of its
  * transaction and the node, not a coin toss, so a retransmission meets the
  * same decision as the original. A shed request goes to the next node in
- * its hash order that sheds nothing; when none is left, it is refused (the
- * router answers 503), as §5.10.1 allows a client to do with what it sheds.
- * A node that sheds is past what it carries, so sending it others' excess
- * would only make it refuse more of its own — and, under owner routing,
- * make it do the excess's DHT work remotely, the dearest way.
+ * its hash order that sheds a smaller share and passes its own draw; when
+ * none is left, it is refused (the router answers 503), as §5.10.1 allows a
+ * client to do with what it sheds. When every node sheds alike the whole
+ * cluster is past what it carries, and moving one node's excess to another
+ * would only make that one refuse more of its own — and, under owner
+ * routing, do the excess's DHT work remotely, the dearest way; while one
+ * node sheds more than the others (it just took over a range, or a peer
+ * died), they have room for part of its excess.
  *
  * <p>Only new requests are steered: ACK and CANCEL must reach the node
  * that holds their INVITE transaction (§17.2.3, §9.2), and requests inside
@@ -140,9 +143,10 @@ public final class NodeLoad {
         if (share == 0 || draw(transaction, preferred) >= share) {
             return Optional.of(preferred);
         }
-        // Only a node that sheds nothing has room for another's excess; one that sheds is refusing its own.
+        // Only a node that sheds less has room for some of another's excess; at an equal share it refuses its own.
         for (NodeSet.Node n : candidates.subList(1, candidates.size())) {
-            if (shedding(n.index(), now) == 0) {
+            int percent = shedding(n.index(), now);
+            if (percent < share && (percent == 0 || draw(transaction, n) >= percent)) {
                 return Optional.of(n);
             }
         }

@@ -132,7 +132,7 @@ class LbOverloadTest {
     }
 
     @Test
-    void aShedRequestGoesOnlyToANodeThatShedsNothing() {
+    void aShedRequestGoesOnlyToANodeThatShedsLess() {
         load.overloadControl(0, new OverloadControl(50, 10_000, BigDecimal.ONE), T0);
         load.overloadControl(1, new OverloadControl(50, 10_000, BigDecimal.ONE), T0);
 
@@ -141,7 +141,7 @@ class LbOverloadTest {
         int n = 10_000;
         for (long tx = 0; tx < n; tx++) {
             NodeSet.Node chosen = choose(0, Fnv.mix(tx), T0 + SECOND).orElseThrow();
-            assertNotEquals(node(1), chosen, "node 1 sheds its own; it takes none of node 0's");
+            assertNotEquals(node(1), chosen, "node 1 sheds as much as node 0; it takes none of node 0's");
             if (chosen == node(0)) {
                 kept++;
             } else {
@@ -150,6 +150,23 @@ class LbOverloadTest {
         }
         assertTrue(kept > n * 0.47 && kept < n * 0.53, "kept " + kept + " of " + n);
         assertEquals(n - kept, toTheQuietOne);
+    }
+
+    @Test
+    void aNodeThatShedsLessTakesTheShareOfAnotherItsOwnDrawLetsThrough() {
+        load.overloadControl(0, new OverloadControl(60, 10_000, BigDecimal.ONE), T0);
+        load.overloadControl(1, new OverloadControl(20, 10_000, BigDecimal.ONE), T0);
+        load.overloadControl(2, new OverloadControl(60, 10_000, BigDecimal.ONE), T0);
+
+        int[] chosen = new int[4];
+        int n = 10_000;
+        for (long tx = 0; tx < n; tx++) {
+            chosen[choose(0, Fnv.mix(tx), T0 + SECOND).map(NodeSet.Node::index).orElse(3)]++;
+        }
+        assertTrue(chosen[0] > n * 0.37 && chosen[0] < n * 0.43, "node 0 keeps 40 %: " + chosen[0]);
+        assertTrue(chosen[1] > n * 0.45 && chosen[1] < n * 0.51, "node 1 takes 80 % of the 60 % shed: " + chosen[1]);
+        assertEquals(0, chosen[2], "node 2 sheds as much as node 0");
+        assertTrue(chosen[3] > n * 0.09 && chosen[3] < n * 0.15, "the rest is refused: " + chosen[3]);
     }
 
     @Test
