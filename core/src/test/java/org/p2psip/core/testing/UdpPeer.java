@@ -35,6 +35,9 @@ public final class UdpPeer implements AutoCloseable {
     /** A peer on {@code address} (another loopback address is another source to the node). */
     public UdpPeer(InetAddress address) throws SocketException {
         socket = new DatagramSocket(new InetSocketAddress(address, 0));
+        // Room for a burst of answers (a node answers hundreds of held REGISTERs at once): the default
+        // buffer holds about a hundred datagrams, and what overflows it is lost before the reader sees it.
+        socket.setReceiveBufferSize(4 << 20);
         reader = new Thread(this::readLoop, "udp-peer-" + socket.getLocalPort());
         reader.setDaemon(true);
         reader.start();

@@ -216,8 +216,8 @@ public final class FrontNode implements AutoCloseable {
                         Optional.ofNullable(accountingSink), readiness, dhtAdmission);
             }
             settings.tls().ifPresent(t -> PemSecurityManagerProvider.register(stackName, t.material()));
-            stack = new SipStackImpl(StackProperties.forNode(stackName, settings.sipThreads(),
-                    settings.tls().isPresent()));
+            stack = new OwnPoolSipStack(StackProperties.forNode(stackName, settings.sipThreads(),
+                    settings.tls().isPresent()), settings.sipThreads());
             ListeningPoint udp = stack.createListeningPoint(bound.host(), port, ListeningPoint.UDP);
             ListeningPoint tcp = stack.createListeningPoint(bound.host(), port, ListeningPoint.TCP);
             SipProvider provider = stack.createSipProvider(udp);

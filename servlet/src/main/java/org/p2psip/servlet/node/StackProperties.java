@@ -48,7 +48,6 @@ final class StackProperties {
         p.setProperty("javax.sip.AUTOMATIC_DIALOG_SUPPORT", "off");
         p.setProperty("gov.nist.javax.sip.REENTRANT_LISTENER", "true");
         p.setProperty("gov.nist.javax.sip.THREAD_POOL_SIZE", Integer.toString(threads));
-        p.setProperty("gov.nist.javax.sip.TCP_POST_PARSING_THREAD_POOL_SIZE", Integer.toString(threads));
         // NIO keeps TCP to a selector instead of a thread per connection; the
         // factory is the RI's own except that TCP keeps the connections it
         // opens (the RI forgets them, and forwarding over TCP breaks).
