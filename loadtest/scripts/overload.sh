@@ -10,14 +10,18 @@
 # generator's address trusted (the balancer's per-source limit would
 # otherwise ban it), waits for its ready line, and unless CAPACITY (REGISTER/s)
 # is given measures it: three 'p2psip bench register --max-rate' searches
-# through the balancer, the median. Then offers 2 x CAPACITY for 60 s and
+# through the balancer, the median. Each step of a search sends for
+# OVERLOAD_STEP seconds (15): a cluster rides out 5 s above what it carries
+# on its queues, so 5 s steps found rates the same cluster could not hold
+# for a minute (kademlia: 4,312/s found, 3,540/s carried over 60 s with
+# nothing shed, 29 Nov). Then offers 2 x CAPACITY for 60 s and
 # prints the report: answered, failed by status, timeouts, and goodput
 # (REGISTERs that got 200 per second of the run) against capacity. The nodes'
 # log lines "... writes PEER off: ..." are counted; with no node killed each
 # is a live peer taken for dead. OVERLOAD_LOG=FILE keeps the cluster's output.
 # Traffic stays on 127.0.0.1.
 set -euo pipefail
-backend=${1:?backend: hazelcast, chord or kademlia}; capacity=${2:-}
+backend=${1:?backend: hazelcast, chord or kademlia}; capacity=${2:-}; step=${OVERLOAD_STEP:-15}
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work=$(mktemp -d)
 port=$((20000 + (RANDOM % 1000) * 10))  # below the ephemeral range (32768-)
@@ -34,7 +38,7 @@ bench() { "$root/p2psip" bench register --target "127.0.0.1:$port" --auth none "
 if [ -z "$capacity" ]; then
   rates=()
   for i in 1 2 3; do
-    out=$(bench --max-rate --start-rate 2000 2>&1 || true)
+    out=$(bench --max-rate --start-rate 2000 --step-duration "$step" 2>&1 || true)
     line=$(echo "$out" | grep -E "^max rate [0-9]+" | tail -1 || true)
     if [ -z "$line" ]; then echo "search $i found no rate that held:"; echo "$out" | tail -3; continue; fi
     echo "search $i: $line"
@@ -42,7 +46,7 @@ if [ -z "$capacity" ]; then
   done
   [ ${#rates[@]} -gt 0 ] || { echo "overload: no search found a capacity" >&2; exit 1; }
   capacity=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n "$(( (${#rates[@]} + 1) / 2 ))p")
-  echo "capacity: median of ${rates[*]} = $capacity REGISTER/s"
+  echo "capacity: median of ${rates[*]} = $capacity REGISTER/s ($step s steps)"
 else
   # The searches warm the cluster; without them, half the capacity for 30 s does (issue 33 asks for a warmed cluster).
   warm=$(bench --rate $((capacity / 2)) --duration 30 --count $((capacity * 15)) 2>&1 | grep "achieved" | tail -1 || true)
