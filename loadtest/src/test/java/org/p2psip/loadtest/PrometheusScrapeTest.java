@@ -89,8 +89,12 @@ class PrometheusScrapeTest {
                     double finished = System.currentTimeMillis() / 1000.0;
                     assertEquals(AORS, sent.successful() + sent.failed(), sent::toString);
                     // Every series Prometheus holds must come from a scrape taken after SIPp's last answer.
+                    // The nodes and the balancer are scraped apart: wait for both (the balancer's count once
+                    // came from a scrape taken while SIPp still ran, 962 of 1,000).
                     awaitQuery("min(timestamp(p2psip_sip_requests_total{method=\"REGISTER\"}))",
-                            t -> t > finished + 0.5, Duration.ofSeconds(30), "a scrape after the run");
+                            t -> t > finished + 0.5, Duration.ofSeconds(30), "a scrape of the nodes after the run");
+                    awaitQuery("min(timestamp(p2psip_lb_node_requests_total))",
+                            t -> t > finished + 0.5, Duration.ofSeconds(30), "a scrape of the balancer after the run");
 
                     double registers = query("sum(p2psip_sip_requests_total{method=\"REGISTER\"})") - registersBefore;
                     double ok = query("sum(p2psip_sip_responses_total{method=\"REGISTER\",class=\"2xx\"})");
