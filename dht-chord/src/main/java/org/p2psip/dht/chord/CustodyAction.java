@@ -62,8 +62,18 @@ sealed interface CustodyAction {
         }
     }
 
-    /** Push every live key this node serves to {@code targets}, its replicas. */
-    record PushOwned(List<NodeRef> targets) implements CustodyAction {
+    /**
+     * Push every live key this node serves to {@code targets}, its replicas;
+     * or, {@code changesOnly}, to each target that took such a push whole
+     * before, only what changed here since (a target that did not still
+     * gets every key).
+     */
+    record PushOwned(List<NodeRef> targets, boolean changesOnly) implements CustodyAction {
+
+        /** Every key to every target. */
+        PushOwned(List<NodeRef> targets) {
+            this(targets, false);
+        }
 
         public PushOwned {
             targets = List.copyOf(targets);

@@ -67,6 +67,8 @@ final class KeyMover {
     private final Runnable beforeRingChange;
     private final HandOverPacing pacing;
     private final LongSupplier nanos;
+    /** Per replica, the change mark as of which it has every key pushed to it (owner thread). */
+    private final Map<NodeRef, Long> pushedUpTo = new HashMap<>();
     /** The range last logged as served, for DEBUG lines on each change. */
     private String lastServing = "";
     /** Nodes that copied a range from here ahead of their join, and when (owner thread). */
@@ -127,7 +129,7 @@ final class KeyMover {
             } else if (action instanceof CustodyAction.Fetch f) {
                 fetch(f);
             } else if (action instanceof CustodyAction.PushOwned p) {
-                pushOwned(p.targets());
+                pushOwned(p.targets(), p.changesOnly());
             } else if (action instanceof CustodyAction.CaughtUp c) {
                 caughtUp(c);
             } else if (action instanceof CustodyAction.CutOff) {
@@ -489,11 +491,31 @@ final class KeyMover {
 
     // ---- copies to other nodes -----------------------------------------------------------------
 
-    /** Pushes every live key this node serves to {@code targets}. */
-    private void pushOwned(List<NodeRef> targets) {
-        List<StoredEntry> owned = store.liveWhere(clock.instant(), custody::serves);
+    /**
+     * Pushes every live key this node serves to {@code targets}; {@code
+     * changesOnly}, a target whose last whole push, or push of changes,
+     * arrived complete gets only what changed here since it began.
+     */
+    private void pushOwned(List<NodeRef> targets, boolean changesOnly) {
+        long mark = store.changeMark();
+        Instant now = clock.instant();
+        pushedUpTo.keySet().retainAll(targets);
+        List<StoredEntry> owned = null;
         for (NodeRef t : targets) {
-            pacedFrames(owned, batch -> client.replicate(t, batch, List.of()));
+            Long since = changesOnly ? pushedUpTo.get(t) : null;
+            if (since == null) {
+                // Until this whole push has arrived, the next one is whole too: keys gained since the
+                // last mark were stored here before it.
+                pushedUpTo.remove(t);
+            }
+            List<StoredEntry> entries = since != null ? store.liveChangedSince(since, now, custody::serves)
+                    : owned != null ? owned : (owned = store.liveWhere(now, custody::serves));
+            // A push of changes counts only while no whole push has begun since (that one may fail).
+            Runnable arrived = since == null ? () -> pushedUpTo.merge(t, mark, Math::max)
+                    : () -> pushedUpTo.computeIfPresent(t, (k, upTo) -> Math.max(upTo, mark));
+            pacedFrames(entries, batch -> client.replicate(t, batch, List.of()))
+                    .thenRunAsync(arrived, owner.executor())
+                    .exceptionally(e -> null);
         }
     }
 

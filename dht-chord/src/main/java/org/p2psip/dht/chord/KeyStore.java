@@ -3,15 +3,18 @@ package org.p2psip.dht.chord;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 import org.p2psip.core.dht.Dht;
@@ -31,6 +34,12 @@ import org.p2psip.core.store.HeldValueLog;
  * changed since ({@link #pageIn} with a mark), removals included, rather
  * than copying the whole range again. That is how a joiner takes a range
  * over with only a short pause in serving it ({@link KeyMover}).
+ *
+ * <p>Entries are also indexed by change number and by expiry, so that
+ * what changed since a mark and what has expired are found without a scan
+ * of the whole store: the owner thread that serves every key operation
+ * runs both every maintenance round, and a scan of half a million entries
+ * held it up for tens of milliseconds each time.
  */
 public final class KeyStore {
 
@@ -67,7 +76,15 @@ public final class KeyStore {
         }
     }
 
+    /** Soonest expiry first; the change number (unique) tells entries that expire together apart. */
+    private static final Comparator<Held> BY_EXPIRY = Comparator.comparing((Held h) -> h.entry().expiresAt())
+            .thenComparingLong(Held::change);
+
     private final Map<String, Held> entries = new HashMap<>();
+    /** The same entries by change number. */
+    private final NavigableMap<Long, Held> byChange = new TreeMap<>();
+    /** The same entries by expiry. */
+    private final TreeSet<Held> byExpiry = new TreeSet<>(BY_EXPIRY);
     /** Kept removals by key, oldest first. */
     private final LinkedHashMap<String, Removed> removed = new LinkedHashMap<>();
     /** The change number of the last entry stored or removed here. */
@@ -106,7 +123,7 @@ public final class KeyStore {
                 Instant.ofEpochMilli(held.expiresAtMillis()));
         Held current = entries.get(entry.key());
         if (current == null || current.entry().version() < entry.version()) {
-            entries.put(entry.key(), new Held(entry, space.idOf(entry.key()), ++changes));
+            hold(new Held(entry, current != null ? current.id() : space.idOf(entry.key()), ++changes));
         }
     }
 
@@ -161,7 +178,7 @@ public final class KeyStore {
         if (current != null && current.entry().version() >= entry.version()) {
             return false;
         }
-        entries.put(entry.key(), new Held(entry, current != null ? current.id() : space.idOf(entry.key()), ++changes));
+        hold(new Held(entry, current != null ? current.id() : space.idOf(entry.key()), ++changes));
         removed.remove(entry.key());
         log.stored(new HeldValue(entry.key(), entry.value(), entry.version(), entry.expiresAt().toEpochMilli()));
         return true;
@@ -171,7 +188,7 @@ public final class KeyStore {
     public void removeIfNotNewer(String key, long removedVersion) {
         Held current = entries.get(key);
         if (current != null && current.entry().version() <= removedVersion) {
-            entries.remove(key);
+            release(key);
             log.removed(key);
             removed.remove(key);
             removed.put(key, new Removed(current.id(), removedVersion, ++changes));
@@ -194,6 +211,45 @@ public final class KeyStore {
     /** The change number of the last entry stored or removed here: a mark to ask for changes since. */
     public long changeMark() {
         return changes;
+    }
+
+    /** Holds {@code h} in place of whatever was held under its key, in every index. */
+    private void hold(Held h) {
+        Held previous = entries.put(h.entry().key(), h);
+        if (previous != null) {
+            unindex(previous);
+        }
+        byChange.put(h.change(), h);
+        byExpiry.add(h);
+    }
+
+    /** Lets go of what is held under {@code key}, in every index; null when nothing was. */
+    private Held release(String key) {
+        Held h = entries.remove(key);
+        if (h != null) {
+            unindex(h);
+        }
+        return h;
+    }
+
+    private void unindex(Held h) {
+        byChange.remove(h.change());
+        byExpiry.remove(h);
+    }
+
+    /**
+     * The entries live at {@code now} whose point {@code where} accepts and
+     * that were stored here after change {@code mark}: what a copy made up
+     * to that mark lacks, found without a scan of the rest.
+     */
+    public List<StoredEntry> liveChangedSince(long mark, Instant now, Predicate<BigInteger> where) {
+        List<StoredEntry> out = new ArrayList<>();
+        for (Held h : byChange.tailMap(mark, false).values()) {
+            if (h.entry().liveAt(now) && where.test(h.id())) {
+                out.add(h.entry());
+            }
+        }
+        return out;
     }
 
     /** The entries live at {@code now} whose point {@code where} accepts. */
@@ -235,7 +291,8 @@ public final class KeyStore {
         long changedAfter = since.orElse(Long.MIN_VALUE);
         // The first maxEntries + 1 keys past the mark (entries or removals); the extra one tells whether more follow.
         TreeMap<String, Object> candidates = new TreeMap<>();
-        for (Held h : entries.values()) {
+        Iterable<Held> scanned = since.isPresent() ? byChange.tailMap(changedAfter, false).values() : entries.values();
+        for (Held h : scanned) {
             // Changes go whether live or not: an entry that expired early may replace a copy that would not have.
             if (h.change() > changedAfter && (since.isPresent() || h.entry().liveAt(now))) {
                 offer(candidates, h.entry().key(), h.entry(), h.id(), from, to, after, maxEntries);
@@ -292,21 +349,30 @@ public final class KeyStore {
         return r.key().length() * 3L + 16;
     }
 
+    /** Drops the entries expired at {@code now}, soonest first, touching no other. */
     public int purgeExpired(Instant now) {
-        return dropWhere(h -> !h.entry().liveAt(now));
+        int dropped = 0;
+        while (!byExpiry.isEmpty() && !byExpiry.first().entry().liveAt(now)) {
+            String key = byExpiry.first().entry().key();
+            release(key);
+            log.removed(key);
+            dropped++;
+        }
+        return dropped;
     }
 
     private int dropWhere(Predicate<Held> which) {
-        int dropped = 0;
-        for (Iterator<Held> it = entries.values().iterator(); it.hasNext(); ) {
-            Held h = it.next();
+        List<String> dropping = new ArrayList<>();
+        for (Held h : entries.values()) {
             if (which.test(h)) {
-                it.remove();
-                log.removed(h.entry().key());
-                dropped++;
+                dropping.add(h.entry().key());
             }
         }
-        return dropped;
+        for (String key : dropping) {
+            release(key);
+            log.removed(key);
+        }
+        return dropping.size();
     }
 
     public int size() {

@@ -35,7 +35,9 @@ import org.p2psip.core.dht.KeyRangeSet;
  *   <li>When the predecessor dies this node already holds replicas of its
  *       keys and re-replicates them, as it does whenever its replica set
  *       changes and, in case a push was lost, every
- *       {@value #ANTI_ENTROPY_ROUNDS} rounds.</li>
+ *       {@value #ANTI_ENTROPY_ROUNDS} rounds: what changed since the last
+ *       push a replica took, and every {@value #WHOLE_PUSH_EVERY}th time
+ *       every key (a replica that restarted unnoticed lost its copies).</li>
  *   <li>A node that does not know its predecessor serves nothing (unless it
  *       is alone): it cannot tell which keys are its own. A node whose every
  *       successor stopped answering is cut off, not alone, and serves
@@ -46,6 +48,12 @@ final class RangeCustody {
 
     /** Every this many rounds the owner re-pushes its keys to its replicas, in case a push was lost. */
     static final int ANTI_ENTROPY_ROUNDS = 20;
+    /**
+     * Every this many re-pushes carries every key, not just what changed:
+     * a whole push of half a million keys every 20 rounds was a third of a
+     * loaded node's owner thread, and most of it told the replicas nothing.
+     */
+    static final int WHOLE_PUSH_EVERY = 30;
     /**
      * Rounds a joiner keeps looking for a node that holds all of its range
      * before it serves with the copies its successors gave it (a ring too
@@ -136,7 +144,8 @@ final class RangeCustody {
     List<CustodyAction> roundEnded() {
         List<CustodyAction> actions = new ArrayList<>(catchUp());
         if (rounds % ANTI_ENTROPY_ROUNDS == 0) {
-            pushOwned(replicaTargets()).ifPresent(actions::add);
+            boolean changesOnly = rounds % ((long) ANTI_ENTROPY_ROUNDS * WHOLE_PUSH_EVERY) != 0;
+            pushOwned(replicaTargets(), changesOnly).ifPresent(actions::add);
         }
         return actions;
     }
@@ -161,7 +170,7 @@ final class RangeCustody {
         actions.addAll(catchUp());
         List<NodeRef> targets = replicaTargets();
         if (pred.isPresent() && (!pred.equals(oldPred) || newlyConfirmed || !targets.equals(lastReplicaTargets))) {
-            pushOwned(targets).ifPresent(actions::add);
+            pushOwned(targets, false).ifPresent(actions::add);
         }
         lastReplicaTargets = targets;
         widenHeld();
@@ -223,7 +232,7 @@ final class RangeCustody {
         wholeRangeMisses = 0;
         if (ring.predecessor().map(NodeRef::id).equals(Optional.of(fetch.from()))) {
             actions.add(serveFrom(fetch.from()));
-            pushOwned(replicaTargets()).ifPresent(actions::add);
+            pushOwned(replicaTargets(), false).ifPresent(actions::add);
         } else {
             actions.addAll(catchUp());
         }
@@ -288,11 +297,11 @@ final class RangeCustody {
         }
     }
 
-    private Optional<CustodyAction> pushOwned(List<NodeRef> targets) {
+    private Optional<CustodyAction> pushOwned(List<NodeRef> targets, boolean changesOnly) {
         if (ring.predecessor().isEmpty() || targets.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new CustodyAction.PushOwned(targets));
+        return Optional.of(new CustodyAction.PushOwned(targets, changesOnly));
     }
 
     // ---- questions -----------------------------------------------------------------------------

@@ -268,4 +268,37 @@ class KeyStoreTest {
         store.restore(new HeldValue("k", bytes("older"), 4, NOW.plusSeconds(60).toEpochMilli()));
         assertEquals(9, store.live("k", NOW).orElseThrow().version());
     }
+    @Test
+    void aPurgeDropsWhatHasExpiredAndKeepsARefreshedEntry() {
+        ring.mergeIfNewer(new StoredEntry("soon", new byte[1], 1, NOW.plusSeconds(1)));
+        ring.mergeIfNewer(new StoredEntry("later", new byte[1], 1, NOW.plusSeconds(10)));
+        ring.mergeIfNewer(new StoredEntry("refreshed", new byte[1], 1, NOW.plusSeconds(1)));
+        ring.mergeIfNewer(new StoredEntry("refreshed", new byte[1], 2, NOW.plusSeconds(20)));
+        ring.mergeIfNewer(new StoredEntry("removed", new byte[1], 1, NOW.plusSeconds(1)));
+        ring.removeIfNotNewer("removed", 1);
+
+        assertEquals(0, ring.purgeExpired(NOW));
+        assertEquals(1, ring.purgeExpired(NOW.plusSeconds(5)), "only 'soon': 'refreshed' expires later now");
+        assertEquals(Set.of("later", "refreshed"), new TreeSet<>(keysOf(ring.liveWhere(NOW, id -> true))));
+        assertEquals(1, ring.purgeExpired(NOW.plusSeconds(15)));
+        assertEquals(1, ring.purgeExpired(NOW.plusSeconds(25)));
+        assertEquals(0, ring.size());
+    }
+
+    @Test
+    void theLiveChangesSinceAMarkAreThoseStoredAfterItInTheRangeAsked() {
+        for (int i = 0; i < 50; i++) {
+            put("k" + i, 1, NOW.plusSeconds(60));
+        }
+        long mark = ring.changeMark();
+        ring.mergeIfNewer(new StoredEntry("k3", new byte[1], 2, NOW.plusSeconds(60)));
+        ring.mergeIfNewer(new StoredEntry("k4", new byte[1], 2, NOW.minusSeconds(1)));
+        put("new", 1, NOW.plusSeconds(60));
+        BigInteger newId = small.idOf("new");
+
+        assertEquals(Set.of("k3", "new"), new TreeSet<>(keysOf(ring.liveChangedSince(mark, NOW, id -> true))),
+                "k4's new version has already expired");
+        assertEquals(List.of("new"), keysOf(ring.liveChangedSince(mark, NOW, newId::equals)));
+        assertTrue(ring.liveChangedSince(ring.changeMark(), NOW, id -> true).isEmpty());
+    }
 }

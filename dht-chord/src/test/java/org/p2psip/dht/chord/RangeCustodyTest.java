@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -119,7 +120,9 @@ class RangeCustodyTest {
         custody.fetched(the(CustodyAction.Fetch.class, custody.ringChanged()), RangeCustody.WholeRangeSearch.FOUND);
         assertEquals(List.of(), only(CustodyAction.PushOwned.class, custody.ringChanged()), "nothing changed");
         confirm(ring);
-        assertEquals(List.of(node(50)), the(CustodyAction.PushOwned.class, custody.ringChanged()).targets());
+        CustodyAction.PushOwned push = the(CustodyAction.PushOwned.class, custody.ringChanged());
+        assertEquals(List.of(node(50)), push.targets());
+        assertFalse(push.changesOnly(), "every key: the replicas may lack those of a range gained");
     }
 
     @Test
@@ -332,7 +335,22 @@ class RangeCustodyTest {
             assertEquals(List.of(), only(CustodyAction.PushOwned.class, custody.roundEnded()), "round " + round);
         }
         custody.roundStarted();
-        assertEquals(List.of(node(50)), the(CustodyAction.PushOwned.class, custody.roundEnded()).targets());
+        CustodyAction.PushOwned push = the(CustodyAction.PushOwned.class, custody.roundEnded());
+        assertEquals(List.of(node(50)), push.targets());
+        assertTrue(push.changesOnly(), "what changed since the last push the replica took");
+    }
+
+    @Test
+    void everyThirtiethRePushCarriesEveryKey() {
+        RangeCustody custody = serving(joined());
+        List<Boolean> whole = new ArrayList<>();
+        for (int round = 1; round <= RangeCustody.ANTI_ENTROPY_ROUNDS * RangeCustody.WHOLE_PUSH_EVERY; round++) {
+            custody.roundStarted();
+            only(CustodyAction.PushOwned.class, custody.roundEnded()).forEach(p -> whole.add(!p.changesOnly()));
+        }
+        assertEquals(RangeCustody.WHOLE_PUSH_EVERY, whole.size());
+        assertEquals(List.of(true), whole.subList(whole.size() - 1, whole.size()));
+        assertFalse(whole.subList(0, whole.size() - 1).contains(true));
     }
 
     @Test
