@@ -22,10 +22,20 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>at most the target, the limit grows by an eighth (at least one), but only if at least
  *       half of it was in use, so a lightly loaded node does not grow a
  *       limit it never tested;</li>
- *   <li>above the target, it is cut by the factor the target bears to the
- *       mean, at least by {@link Settings#backoff} and at most by half;
- *       a window with an operation that timed out halves it.</li>
+ *   <li>above the target for a second window in a row, it is cut by the
+ *       factor the target bears to the mean, at least by
+ *       {@link Settings#backoff} and at most by half; a window with an
+ *       operation that timed out halves it at once.</li>
  * </ul>
+ *
+ * <p>One slow window is not a queue either: a collector pause or a moment
+ * without a CPU holds every operation in flight for its length, and the
+ * window that sees them complete is slow though the next one, of
+ * operations started after it, is not. A queue is what is still there a
+ * window later (the standing queue of CoDel, RFC 8289). A window also ends
+ * only once it holds {@value #MIN_SAMPLES} completions: after a cut the
+ * operations admitted before it are left out, and the first one after it
+ * alone, a remote key's several hops, decided the next cut (issue 33).
  *
  * <p>The mean of a window, not each operation, decides: an overlay answers
  * the keys a node owns in microseconds and the others after several hops,
@@ -96,6 +106,8 @@ public final class AdaptiveConcurrencyLimit {
      * seconds, which growing by one a window would take minutes to give.
      */
     private static final int GROWTH_DIVISOR = 8;
+    /** Completions a window needs before it ends, unless one of them timed out. */
+    static final int MIN_SAMPLES = 16;
 
     private final int floor;
     private final int max;
@@ -110,6 +122,8 @@ public final class AdaptiveConcurrencyLimit {
     private final LongAdder latencySum = new LongAdder();
     private final LongAdder timedOut = new LongAdder();
     private volatile boolean busy;
+    /** Whether the last window that ended was over the target. */
+    private volatile boolean lastSlow;
 
     public AdaptiveConcurrencyLimit(Settings settings) {
         this.floor = settings.floor();
@@ -159,7 +173,8 @@ public final class AdaptiveConcurrencyLimit {
         long start = windowStart.get();
         if (start == NEVER) {
             windowStart.compareAndSet(NEVER, startedNanos);
-        } else if (nowNanos - start >= targetNanos && windowStart.compareAndSet(start, nowNanos)) {
+        } else if (nowNanos - start >= targetNanos && (timedOut.sum() > 0 || completed.sum() >= MIN_SAMPLES)
+                && windowStart.compareAndSet(start, nowNanos)) {
             endWindow(nowNanos);
         }
     }
@@ -190,11 +205,14 @@ public final class AdaptiveConcurrencyLimit {
         }
         double mean = (double) sum / n;
         int current = limit.get();
-        if (drops > 0 || mean > targetNanos) {
+        boolean slow = mean > targetNanos;
+        boolean standing = slow && lastSlow;
+        lastSlow = slow;
+        if (drops > 0 || standing) {
             double factor = drops > 0 ? HALVE : Math.max(HALVE, Math.min(backoff, targetNanos / mean));
             limit.set(Math.max(floor, (int) (current * factor)));
             lastCut = nowNanos;
-        } else if (used && current < max) {
+        } else if (!slow && used && current < max) {
             limit.set((int) Math.min(max, current + Math.max(1L, current / GROWTH_DIVISOR)));
         }
     }

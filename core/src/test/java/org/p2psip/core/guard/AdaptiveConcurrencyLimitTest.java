@@ -91,30 +91,66 @@ class AdaptiveConcurrencyLimitTest {
         assertEquals(30, limit.limit());
     }
 
+    /**
+     * Admits {@link AdaptiveConcurrencyLimit#MIN_SAMPLES} operations at {@code startMs} and completes them
+     * {@code latencyMs} later: one window, when {@code latencyMs} is at least the target.
+     */
+    private static void window(AdaptiveConcurrencyLimit limit, long startMs, long latencyMs) {
+        for (int i = 0; i < AdaptiveConcurrencyLimit.MIN_SAMPLES; i++) {
+            assertTrue(limit.tryAcquire(), "place " + i);
+        }
+        for (int i = 0; i < AdaptiveConcurrencyLimit.MIN_SAMPLES; i++) {
+            limit.release(startMs * MS, (startMs + latencyMs) * MS, false);
+        }
+    }
+
     @Test
-    void limitShrinksWhenLatencyPassesTarget() {
+    void limitShrinksWhenLatencyStaysPastTheTargetForASecondWindow() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        assertTrue(limit.tryAcquire());
-        assertTrue(limit.tryAcquire());
-        limit.release(0, 210 * MS, false);
-        limit.release(0, 210 * MS, false);
+        window(limit, 0, 210);
+        assertEquals(20, limit.limit(), "one slow window may be a pause, not a queue");
+        window(limit, 210, 210);
         assertEquals(18, limit.limit(), "a mean just over the target cuts by the backoff: 20 x 0.9");
+    }
+
+    @Test
+    void aPauseThatSlowsOneWindowCutsNothing() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        window(limit, 0, 200);
+        window(limit, 200, 1_000);
+        window(limit, 1_200, 200);
+        window(limit, 1_400, 1_000);
+        assertEquals(24, limit.limit(), "slow windows between quick ones are stalls the DHT caught up on; the "
+                + "quick ones, half used, grew it: 20, 22, 24");
+    }
+
+    @Test
+    void aWindowEndsOnlyOnceItHoldsEnoughCompletions() {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
+        for (int round = 0; round < 2; round++) {
+            for (int i = 1; i < AdaptiveConcurrencyLimit.MIN_SAMPLES; i++) {
+                assertTrue(limit.tryAcquire());
+                limit.release(round * 10_000 * MS, (round * 10_000 + 5_000) * MS, false);
+            }
+        }
+        assertEquals(20, limit.limit(), "a few slow hops, however slow, are no mean to act on");
+        assertTrue(limit.tryAcquire());
+        limit.release(20_000 * MS, 25_000 * MS, false);
+        assertTrue(limit.tryAcquire());
+        limit.release(20_000 * MS, 25_000 * MS, false);
+        assertEquals(10, limit.limit(), "the window that reached enough completions was the second slow one");
     }
 
     @Test
     void theFurtherPastTheTargetTheDeeperTheCutButNeverMoreThanHalf() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        limit.tryAcquire();
-        limit.tryAcquire();
-        limit.release(0, 250 * MS, false);
-        limit.release(0, 250 * MS, false);
+        window(limit, 0, 250);
+        window(limit, 250, 250);
         assertEquals(16, limit.limit(), "20 x 200/250");
 
         AdaptiveConcurrencyLimit worse = new AdaptiveConcurrencyLimit(SETTINGS);
-        worse.tryAcquire();
-        worse.tryAcquire();
-        worse.release(0, 5_000 * MS, false);
-        worse.release(0, 5_000 * MS, false);
+        window(worse, 0, 5_000);
+        window(worse, 5_000, 5_000);
         assertEquals(10, worse.limit(), "20 x 0.5");
     }
 
@@ -143,20 +179,25 @@ class AdaptiveConcurrencyLimitTest {
 
     @Test
     void slowCompletionsOfOperationsAdmittedBeforeACutDoNotCutAgain() {
-        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        for (int i = 0; i < 20; i++) {
+        AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(
+                new AdaptiveConcurrencyLimit.Settings(4, 100, 400, Duration.ofMillis(200), 0.9));
+        for (int i = 0; i < 60; i++) {
             assertTrue(limit.tryAcquire());
         }
-        limit.release(0, 300 * MS, false);
-        limit.release(0, 300 * MS, false);
-        assertEquals(13, limit.limit(), "20 x 200/300");
-        for (int i = 0; i < 17; i++) {
-            limit.release(i * MS, 600 * MS + i * 100 * MS, false);
+        for (int i = 0; i < 16; i++) {
+            limit.release(0, 300 * MS, false);
         }
-        assertEquals(13, limit.limit(), "admitted under the old limit, they report on it");
+        for (int i = 0; i < 16; i++) {
+            limit.release(0, 600 * MS, false);
+        }
+        assertEquals(50, limit.limit(), "two slow windows in a row: 100 x 0.5");
+        for (int i = 0; i < 20; i++) {
+            limit.release(0, 700 * MS + i * 100 * MS, false);
+        }
+        assertEquals(50, limit.limit(), "admitted under the old limit, they report on it");
 
-        limit.release(301 * MS, 701 * MS, false);
-        assertEquals(6, limit.limit(), "an operation started after the cut reports on the new limit: 13 x 0.5");
+        window(limit, 601, 400);
+        assertEquals(25, limit.limit(), "operations started after the cut report on the new limit: 50 x 0.5");
     }
 
     @Test
@@ -172,7 +213,7 @@ class AdaptiveConcurrencyLimitTest {
     @Test
     void aCutLimitRecoversOnceLatencyIsLowAgain() {
         AdaptiveConcurrencyLimit limit = new AdaptiveConcurrencyLimit(SETTINGS);
-        Load load = new Load(limit).run(5_000, 1_000, 1_000);
+        Load load = new Load(limit).run(20_000, 1_000, 1_000);
         assertEquals(4, limit.limit());
         load.run(10_000, 1_000, 20);
         assertTrue(limit.limit() >= 40, "limit " + limit.limit());
@@ -184,8 +225,8 @@ class AdaptiveConcurrencyLimitTest {
         for (int i = 0; i < 20; i++) {
             assertTrue(limit.tryAcquire());
         }
-        limit.release(0, 5_000 * MS, false);
-        limit.release(0, 5_000 * MS, false);
+        limit.release(0, 5_000 * MS, true);
+        limit.release(0, 5_000 * MS, true);
         assertEquals(10, limit.limit());
         assertEquals(18, limit.inFlight());
         assertFalse(limit.tryAcquire());
