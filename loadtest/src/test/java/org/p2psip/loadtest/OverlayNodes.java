@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +20,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.p2psip.core.testing.FreePorts;
@@ -30,11 +36,26 @@ final class OverlayNodes implements AutoCloseable {
 
     /** One node process and its ports; {@code metrics} is 0 when it serves none. */
     record Member(NodeProcess process, int sip, int overlay, int metrics, int admin) {
-        /** The overlay address, from which the backends derive the node's id. */
+        /** The overlay address, from which the backends derive the node's id (a chord joiner's seed places it). */
         String overlayAddress() {
             return "127.0.0.1:" + overlay;
         }
+
+        /** The node's id on its overlay, as its status page tells it. */
+        String overlayId() throws IOException, InterruptedException {
+            HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metrics + "/status.json"))
+                    .timeout(Duration.ofSeconds(5)).build();
+            String body = HttpClient.newHttpClient().send(get, HttpResponse.BodyHandlers.ofString()).body();
+            Matcher id = OVERLAY_ID.matcher(body);
+            if (!id.find()) {
+                throw new IOException("no overlay id on the status page of " + overlayAddress() + ": " + body);
+            }
+            return id.group(1);
+        }
     }
+
+    private static final Pattern OVERLAY_ID = Pattern.compile(
+            "\\{\"name\":\"overlay id\",\"value\":\"([^\"]+)\"\\}");
 
     private final String dht;
     private final int replicas;

@@ -2,6 +2,8 @@ package org.p2psip.loadtest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,9 +76,16 @@ class OverlayProcessKillTest {
         }
     }
 
-    /** A node's id on the Chord ring: SHA-1 of its overlay address. */
+    /** A node's id on the Chord ring, as it tells it: a joiner's seed placed it. */
     private static BigInteger id(OverlayNodes.Member m) {
-        return org.p2psip.dht.chord.IdSpace.SHA1.idOf(m.overlayAddress());
+        try {
+            return new BigInteger(m.overlayId(), 16);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Two nodes next to each other on the Chord ring: owner and first replica of the keys between them. */

@@ -70,6 +70,11 @@ final class ChordClient implements RingRpc {
                 .thenApply(in -> new Neighbours(in.optionalNode(), in.nodes()));
     }
 
+    /** The id a node about to join through {@code at}, whose address hashes to {@code seed}, should take. */
+    CompletableFuture<BigInteger> place(NodeRef at, BigInteger seed) {
+        return call(at, ChordWire.PLACE, new ChordWire.Out().id(seed)).thenApply(ChordWire.In::id);
+    }
+
     @Override
     public CompletableFuture<Void> notify(NodeRef at, NodeRef candidate) {
         return call(at, ChordWire.NOTIFY, new ChordWire.Out().node(candidate)).thenApply(in -> null);

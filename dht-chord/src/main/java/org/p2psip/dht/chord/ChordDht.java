@@ -143,7 +143,8 @@ public final class ChordDht implements Dht {
         this.mover = new KeyMover(state, custody, store, client, maintenance, writes, owner, runtime.clock(),
                 options.maxPayloadBytes(), router::forgetRoutes,
                 new HandOverPacing(lag, PACING_RECENT, options.rpcTimeout().dividedBy(2)), runtime.nanos());
-        this.server = new ChordServer(state, maintenance, custody, store, writes, mover, owner);
+        this.server = new ChordServer(state, maintenance, custody, store, writes, mover, owner,
+                new JoinPlacement(state.space(), options.startTimeout().toNanos()), runtime.nanos());
         maintenance.onChange(s -> mover.ringChanged());
     }
 

@@ -14,7 +14,7 @@ import org.p2psip.core.dht.DhtException;
  *
  * @param secret          {@code overlay-secret}: the cluster secret every frame is authenticated with
  * @param secretGiven     whether the operator set it (a default secret authenticates nothing)
- * @param nodeId          {@code node-id} (hex): overrides SHA-1 of the overlay address
+ * @param nodeId          {@code node-id} (hex): the ring id, instead of one in the widest gap a seed knows (or SHA-1 of the overlay address)
  * @param successors      {@code successors}: successor-list length r (default max(4, replicas + 1))
  * @param stabilizeEvery  {@code stabilize-ms}: period of stabilize / check-predecessor / fix-finger
  * @param rpcTimeout      {@code rpc-timeout-ms}: a peer silent this long counts as dead

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 import org.p2psip.core.overlay.OverlayRequestHandler;
 
@@ -25,9 +26,11 @@ final class ChordServer implements OverlayRequestHandler {
     private final FencedWrites writes;
     private final KeyMover mover;
     private final OwnerThread owner;
+    private final JoinPlacement placement;
+    private final LongSupplier nanos;
 
     ChordServer(RingState ring, RingMaintenance maintenance, RangeCustody custody, KeyStore store,
-                FencedWrites writes, KeyMover mover, OwnerThread owner) {
+                FencedWrites writes, KeyMover mover, OwnerThread owner, JoinPlacement placement, LongSupplier nanos) {
         this.ring = ring;
         this.space = ring.space();
         this.maintenance = maintenance;
@@ -36,6 +39,8 @@ final class ChordServer implements OverlayRequestHandler {
         this.writes = writes;
         this.mover = mover;
         this.owner = owner;
+        this.placement = placement;
+        this.nanos = nanos;
     }
 
     @Override
@@ -58,6 +63,7 @@ final class ChordServer implements OverlayRequestHandler {
             case ChordWire.HAND_BACK -> handBack((int) Math.min(in.num(), KeyMover.HAND_BACK_HOPS), in.entries());
             case ChordWire.OWNER_WRITE -> ownerWrite(in);
             case ChordWire.LEAVING -> leaving(in.node(), in.optionalNode());
+            case ChordWire.PLACE -> place(in.id());
             default -> CompletableFuture.failedFuture(new IllegalArgumentException("unknown chord message " + type));
         };
     }
@@ -67,6 +73,12 @@ final class ChordServer implements OverlayRequestHandler {
             HopReply r = ring.nextHop(id);
             return new ChordWire.Out().flag(r.done()).node(r.node()).nodes(r.successors()).bytes();
         });
+    }
+
+    private CompletableFuture<byte[]> place(BigInteger joinerSeed) {
+        return owner.supply(() -> new ChordWire.Out().id(placement.place(ring.predecessor().map(NodeRef::id),
+                ring.self().id(), ring.successors().stream().map(NodeRef::id).toList(), joinerSeed,
+                nanos.getAsLong())).bytes());
     }
 
     private CompletableFuture<byte[]> neighbours() {

@@ -31,6 +31,8 @@ final class ChordWire {
     static final int HAND_BACK = 17;
     /** Replaces the unpaged FETCH_RANGE (15), which moved a whole range inside one RPC timeout. */
     static final int FETCH_PAGE = 18;
+    /** Asked by a node about to join, with SHA-1 of its address: the id it should take ({@link JoinPlacement}). */
+    static final int PLACE = 19;
 
     /** Conditional-write answers. */
     static final byte APPLIED = 0;

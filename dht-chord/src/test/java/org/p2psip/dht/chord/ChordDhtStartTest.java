@@ -86,6 +86,18 @@ class ChordDhtStartTest {
     }
 
     @Test
+    void nodesJoiningThroughASeedTakeIdsThatShareTheRingWithinAFactorOfTwoOfTheMean() {
+        ring.start(4);
+        List<java.math.BigInteger> ids = ring.nodes().stream().map(n -> n.node().id()).sorted().toList();
+        IdSpace space = IdSpace.SHA1;
+        for (int i = 0; i < ids.size(); i++) {
+            double share = space.distance(ids.get((i + ids.size() - 1) % ids.size()), ids.get(i)).doubleValue()
+                    / space.size().doubleValue();
+            assertTrue(share >= 0.125 && share <= 0.5, "share " + share + " of " + ids);
+        }
+    }
+
+    @Test
     void badOptionsAreOneLineErrors() {
         assertTrue(startFailure(ring.startNode(List.of(), Map.of("successors", "zero"))).getMessage()
                 .contains("successors"));
