@@ -18,7 +18,13 @@ import org.p2psip.core.location.ServedDomains;
  * claim no longer counts; ranges it owned go unclaimed until their new
  * owner's next answer says so, and the requests for them meanwhile are
  * spread by Call-ID. Two claims can overlap for a moment while ownership
- * moves; either node then serves the key, so the first live one wins.
+ * moves, and the one that changed last wins: it is the node that has just
+ * taken the range over (a joiner that caught up, the successor of a node
+ * that died), while the other still repeats what it said before the move
+ * or is a dead node's last word, which stands until the probes give up on
+ * it three intervals later; sending its keys there meanwhile lost each
+ * request until the phone's retransmission reached a live node, and the
+ * retransmissions of three seconds of them came all at once.
  *
  * <p>With the ranges the nodes tell the domains they serve, so that an
  * AOR at an alias (the balancer's own address, say) is looked up under the
@@ -29,7 +35,13 @@ import org.p2psip.core.location.ServedDomains;
  */
 public final class KeyOwners {
 
-    private final AtomicReferenceArray<KeyRangeSet> claims;
+    /** What a node claims, and the count of claim changes in the cluster when it last changed. */
+    private record Claim(KeyRangeSet ranges, long changed) {
+    }
+
+    private final AtomicReferenceArray<Claim> claims;
+    /** Claim changes so far; written on the UDP event loop only. */
+    private long changes;
     private volatile ServedDomains domains;
 
     public KeyOwners(int nodes) {
@@ -38,7 +50,12 @@ public final class KeyOwners {
 
     /** Node {@code index} now owns {@code ranges}; empty when it said nothing about them. */
     public void claim(int index, Optional<KeyRangeSet> ranges) {
-        claims.set(index, ranges.orElse(null));
+        Claim before = claims.get(index);
+        if (ranges.isEmpty()) {
+            claims.set(index, null);
+        } else if (before == null || !before.ranges().equals(ranges.get())) {
+            claims.set(index, new Claim(ranges.get(), ++changes));
+        }
     }
 
     /** The cluster serves {@code domains}: every node tells the same ones, so the last word stands. */
@@ -57,17 +74,20 @@ public final class KeyOwners {
 
     /** What node {@code index} last claimed, if anything. */
     public Optional<KeyRangeSet> claimOf(int index) {
-        return Optional.ofNullable(claims.get(index));
+        return Optional.ofNullable(claims.get(index)).map(Claim::ranges);
     }
 
-    /** The first of {@code live} that claims {@code point}; empty when none does. */
+    /** Of {@code live}, the one that claims {@code point} whose claim changed last; empty when none does. */
     public Optional<NodeSet.Node> ownerOf(long point, List<NodeSet.Node> live) {
+        NodeSet.Node owner = null;
+        long newest = Long.MIN_VALUE;
         for (NodeSet.Node n : live) {
-            KeyRangeSet c = claims.get(n.index());
-            if (c != null && c.contains(point)) {
-                return Optional.of(n);
+            Claim c = claims.get(n.index());
+            if (c != null && c.changed() > newest && c.ranges().contains(point)) {
+                owner = n;
+                newest = c.changed();
             }
         }
-        return Optional.empty();
+        return Optional.ofNullable(owner);
     }
 }

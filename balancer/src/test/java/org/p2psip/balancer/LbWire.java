@@ -172,7 +172,10 @@ final class LbWire {
             }
         }
 
-        /** Called for each message before it is filed; the stub node answers from here. */
+        /**
+         * Called for each message once it is filed, so that what a client sees answered is already among what
+         * the stub received; the stub node answers from here.
+         */
         void arrived(Received r) throws IOException {
         }
 
@@ -185,12 +188,12 @@ final class LbWire {
                     byte[] bytes = java.util.Arrays.copyOf(p.getData(), p.getLength());
                     Received r = new Received(SipText.parse(bytes, bytes.length), bytes,
                             (InetSocketAddress) p.getSocketAddress());
-                    arrived(r);
                     synchronized (inbox) {
                         inbox.add(r);
                         all.add(r);
                         inbox.notifyAll();
                     }
+                    arrived(r);
                 } catch (IOException e) {
                     if (socket.isClosed()) {
                         return;
