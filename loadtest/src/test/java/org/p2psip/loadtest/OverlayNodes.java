@@ -34,7 +34,7 @@ import org.p2psip.core.testing.FreePorts;
  */
 final class OverlayNodes implements AutoCloseable {
 
-    /** One node process and its ports; {@code metrics} is 0 when it serves none. */
+    /** One node process and its ports. */
     record Member(NodeProcess process, int sip, int overlay, int metrics, int admin) {
         /** The overlay address, from which the backends derive the node's id (a chord joiner's seed places it). */
         String overlayAddress() {
@@ -133,7 +133,7 @@ final class OverlayNodes implements AutoCloseable {
     /** Starts one node on SIP port {@code sip}, joining through {@code seed} unless it is null. */
     Member start(Member seed, int sip) throws Exception {
         int admin = FreePorts.udpAndTcp();
-        return launch(seed, sip, FreePorts.udpAndTcp(), admin, balancer.isPresent() ? FreePorts.udpAndTcp() : 0);
+        return launch(seed, sip, FreePorts.udpAndTcp(), admin, FreePorts.udpAndTcp());
     }
 
     /**
@@ -161,9 +161,10 @@ final class OverlayNodes implements AutoCloseable {
         }
         // Every node serves the admin endpoint, signed with the overlay's secret, for 'p2psip status' and 'aor'.
         args.addAll(List.of("--admin", "127.0.0.1:" + admin));
+        // Every node serves its metrics and status page: the tests read its overlay id there.
+        args.addAll(List.of("--metrics", "127.0.0.1:" + metrics));
         if (balancer.isPresent()) {
-            args.addAll(List.of("--record-route", "127.0.0.1:" + balancer.get(), "--alias", "127.0.0.1:" + balancer.get(),
-                    "--metrics", "127.0.0.1:" + metrics));
+            args.addAll(List.of("--record-route", "127.0.0.1:" + balancer.get(), "--alias", "127.0.0.1:" + balancer.get()));
         }
         dataRoot.ifPresent(root -> args.addAll(List.of("--data-dir", root.resolve("node-" + overlay).toString())));
         args.addAll(nodeFlags);
