@@ -413,7 +413,8 @@ public final class RingMaintenance {
         if (!rpc.inconclusive(error)) {
             suspicion.forgotten(node);
             if (knows(node)) {
-                LOG.info("chord node {} takes {} for dead: it refused ({})", selfId(), node, unwrap(error));
+                // The reason as text: a Throwable as the last argument would print its stack trace instead.
+                LOG.info("chord node {} takes {} for dead: it refused ({})", selfId(), node, reason(error));
             }
             return true;
         }
@@ -452,6 +453,12 @@ public final class RingMaintenance {
 
     private void changed() {
         onChange.accept(state);
+    }
+
+    /** One line for a log: the exception's message, or its class when it has none. */
+    static String reason(Throwable error) {
+        Throwable cause = unwrap(error);
+        return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
     }
 
     private static Throwable unwrap(Throwable t) {
