@@ -27,6 +27,8 @@ public final class OverloadShare {
     /** How much more than it admitted a node asks to be sent, in percent. */
     public static final int PROBE_PERCENT = 5;
     public static final int STEP_DOWN = 5;
+    /** The least a refusal asks for: the node is refusing, so it sheds something, but not everything. */
+    public static final int REFUSING_FLOOR = 1;
     /** Never everything: a node must go on seeing requests to notice that it has recovered. */
     public static final int MAX = 95;
 
@@ -50,6 +52,21 @@ public final class OverloadShare {
     public synchronized int percent(long now) {
         roll(now);
         return percent;
+    }
+
+    /**
+     * The share to ask for in a refusal at {@code now}: at least {@link
+     * #REFUSING_FLOOR}, though no window has ended with refusals yet. A
+     * refusal without a share is a bare 503, which an element in front
+     * takes as "send me nothing until Retry-After" (RFC 3261 §21.5.4): the
+     * first refusals of every spell, before its first window had ended,
+     * held the node off for its whole Retry-After (2 s) and moved all its
+     * load, under owner routing the dearest way, onto peers that were
+     * about as busy, which then did the same.
+     */
+    public synchronized int percentWhileRefusing(long now) {
+        roll(now);
+        return Math.max(REFUSING_FLOOR, percent);
     }
 
     private void roll(long now) {

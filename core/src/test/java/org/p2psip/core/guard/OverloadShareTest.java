@@ -49,6 +49,23 @@ class OverloadShareTest {
     }
 
     @Test
+    void aRefusalBeforeAnyWindowEndedStillAsksForAShare() {
+        OverloadShare share = new OverloadShare();
+        share.record(false, 0);
+        window(share, 0, 500, 1);
+        assertEquals(0, share.percent(W / 2));
+        assertEquals(OverloadShare.REFUSING_FLOOR, share.percentWhileRefusing(W / 2));
+    }
+
+    @Test
+    void aRefusalAsksForTheMeasuredShareOnceThereIsOne() {
+        OverloadShare share = new OverloadShare();
+        share.record(false, 0);
+        window(share, 0, 500, 500);
+        assertEquals(47, share.percentWhileRefusing(W + 1));
+    }
+
+    @Test
     void theShareNeverReachesEverything() {
         OverloadShare share = new OverloadShare();
         share.record(false, 0);

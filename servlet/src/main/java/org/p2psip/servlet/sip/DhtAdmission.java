@@ -32,7 +32,9 @@ import org.p2psip.core.guard.OverloadShare;
  * (a valueless {@code oc} on its Via) with the share of new requests the
  * node wants sent elsewhere or refused there ({@link OverloadShare}), so
  * that under a sustained overload the balancer refuses the excess before
- * any node parses it.
+ * any node parses it; every refusal carries a share, the smallest one
+ * before any has been measured ({@link OverloadShare#percentWhileRefusing}),
+ * since a bare 503 would hold the node off altogether.
  *
  * @param limit      how many requests may wait on the DHT; adapts to its latency
  * @param retryAfter what a refused client is told to wait
@@ -98,7 +100,7 @@ public record DhtAdmission(AdaptiveConcurrencyLimit limit, Duration retryAfter, 
     public Response refusal(SipEndpoint sip, Request request) throws ParseException, InvalidArgumentException {
         Response r = sip.response(Response.SERVICE_UNAVAILABLE, request, "Location service overloaded");
         r.setHeader(sip.headers().createRetryAfterHeader((int) Math.max(1, retryAfter.toSeconds())));
-        answerOverloadOffer(r, share.percent(System.nanoTime()));
+        answerOverloadOffer(r, share.percentWhileRefusing(System.nanoTime()));
         return r;
     }
 
