@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -35,12 +36,32 @@ final class IterativeLookups {
     static final long RETRY_PAUSE_MILLIS = 50;
     /** The longest pause between retries: each failed attempt doubles it up to here. */
     static final long MAX_RETRY_PAUSE_MILLIS = 1_000;
-    /** How long a read's view of a key's closest nodes is reused for the write that follows it. */
+    /** How long a read is reused for the write that follows it. */
     private static final long RECENT_MILLIS = 2_000;
     private static final int RECENT_KEYS = 10_000;
 
-    /** The closest nodes a read of a key just found, kept briefly so the write after it skips a lookup. */
-    private record Recent(List<Contact> closest, long atMillis) {
+    /**
+     * A read of a key this node just made, kept briefly so the write after it
+     * skips lookups: the read's result, this node's own copy of the key then
+     * (null for none), and when.
+     */
+    record RecentRead(LookupResult result, StoredValue ownCopy, long atMillis) {
+
+        RecentRead {
+            Objects.requireNonNull(result, "result");
+        }
+
+        /**
+         * Whether this node's copy is still the one the read saw: the same
+         * write, or none then and none now. A write this node coordinated
+         * since changes it, so the read no longer says what is current.
+         */
+        boolean ownCopyUnchanged(Optional<StoredValue> now) {
+            if (ownCopy == null || now.isEmpty()) {
+                return ownCopy == null && now.isEmpty();
+            }
+            return ownCopy.version() == now.get().version() && ownCopy.writeId() == now.get().writeId();
+        }
     }
 
     private final IdSpace space;
@@ -53,9 +74,9 @@ final class IterativeLookups {
     private final KademliaClient client;
     private final OwnerThread owner;
     private final OverlayRuntime runtime;
-    private final Map<String, Recent> recentClosest = new LinkedHashMap<>(16, 0.75f, false) {
+    private final Map<String, RecentRead> recentReads = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, RecentRead> eldest) {
             return size() > RECENT_KEYS;
         }
     };
@@ -191,8 +212,9 @@ final class IterativeLookups {
     private CompletableFuture<LookupResult> read(String key, long deadline, int attempt) {
         return lookup(space.idOf(key), Optional.of(key), keyWidth()).thenCompose(r -> owner.call(() -> {
             if (r.answered() >= othersNeeded()) {
-                // A read usually precedes a conditional write: remember who the coordinator is.
-                recentClosest.put(key, new Recent(r.closest(), runtime.millis()));
+                // A read usually precedes a conditional write: remember who the coordinator is and, should
+                // that be this node, what the read found.
+                recentReads.put(key, new RecentRead(r, store.get(key).orElse(null), runtime.millis()));
                 return CompletableFuture.completedFuture(r);
             }
             if (runtime.nanos().getAsLong() > deadline) {
@@ -204,15 +226,15 @@ final class IterativeLookups {
     }
 
     /**
-     * The closest nodes a read of {@code key} found within the last
-     * {@link #RECENT_MILLIS}, unless the closest of them is suspected since;
-     * forgotten once asked for.
+     * This node's read of {@code key} within the last
+     * {@link #RECENT_MILLIS}, unless the closest node it found is suspected
+     * since; forgotten once asked for.
      */
-    Optional<List<Contact>> takeRecent(String key) {
-        Recent recent = recentClosest.remove(key);
+    Optional<RecentRead> takeRecent(String key) {
+        RecentRead recent = recentReads.remove(key);
         if (recent != null && runtime.millis() - recent.atMillis() < RECENT_MILLIS
-                && !health.isSuspected(recent.closest().get(0).id(), runtime.millis())) {
-            return Optional.of(recent.closest());
+                && !health.isSuspected(recent.result().closest().get(0).id(), runtime.millis())) {
+            return Optional.of(recent);
         }
         return Optional.empty();
     }

@@ -113,15 +113,14 @@ final class WriteCoordinator {
             return CompletableFuture.failedFuture(new DhtException("write of " + key + " found no coordinator within "
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
         }
-        Optional<List<Contact>> recent = last == null ? lookups.takeRecent(key) : Optional.empty();
+        Optional<IterativeLookups.RecentRead> recent = last == null ? lookups.takeRecent(key) : Optional.empty();
         CompletableFuture<LookupResult> where = recent.isPresent()
-                ? CompletableFuture.completedFuture(new LookupResult(recent.get(), Optional.empty(), 0,
-                        recent.get().size() - 1, List.of()))
+                ? CompletableFuture.completedFuture(recent.get().result())
                 : lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth(), notCoordinator(last));
         return where.thenCompose(r -> owner.call(() -> {
             Contact coordinator = r.closest().get(0);
             CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
-                    ? coordinate(key, expected, remove, value, expiresAtMillis, writeId)
+                    ? coordinate(key, expected, remove, value, expiresAtMillis, writeId, recent)
                     : client.write(coordinator, key, expected, remove, value, expiresAtMillis, writeId);
             return answer.exceptionallyCompose(e -> owner.call(() -> {
                 Throwable cause = OwnerThread.unwrap(e);
@@ -145,9 +144,21 @@ final class WriteCoordinator {
     /** The coordinator's side of a conditional write: serialised per key on the owner thread. */
     CompletableFuture<Boolean> coordinate(String key, long expected, boolean remove, byte[] value,
                                           long expiresAtMillis, long writeId) {
+        return coordinate(key, expected, remove, value, expiresAtMillis, writeId, Optional.empty());
+    }
+
+    /**
+     * As {@link #coordinate(String, long, boolean, byte[], long, long)}, for
+     * a write this node was asked for itself right after reading the key:
+     * that read already asked the key's closest nodes for their copies, so
+     * the compare may rest on it instead of a second FIND_VALUE lookup.
+     */
+    private CompletableFuture<Boolean> coordinate(String key, long expected, boolean remove, byte[] value,
+                                                  long expiresAtMillis, long writeId,
+                                                  Optional<IterativeLookups.RecentRead> read) {
         CompletableFuture<?> previous = writeQueues.getOrDefault(key, CompletableFuture.completedFuture(null));
         CompletableFuture<Boolean> result = previous.handleAsync((v, e) -> null, owner.executor())
-                .thenCompose(ignored -> coordinateNow(key, expected, remove, value, expiresAtMillis, writeId));
+                .thenCompose(ignored -> coordinateNow(key, expected, remove, value, expiresAtMillis, writeId, read));
         CompletableFuture<?> tail = result.handle((v, e) -> null);
         writeQueues.put(key, tail);
         tail.whenCompleteAsync((v, e) -> writeQueues.remove(key, tail), owner.executor());
@@ -155,7 +166,8 @@ final class WriteCoordinator {
     }
 
     private CompletableFuture<Boolean> coordinateNow(String key, long expected, boolean remove, byte[] value,
-                                                     long expiresAtMillis, long writeId) {
+                                                     long expiresAtMillis, long writeId,
+                                                     Optional<IterativeLookups.RecentRead> read) {
         BigInteger keyId = space.idOf(key);
         List<Contact> known = table.closest(keyId, replicas);
         List<Contact> others = known.subList(0, Math.min(replicas - 1, known.size()));
@@ -174,26 +186,39 @@ final class WriteCoordinator {
             holders.addAll(others);
             return decide(key, expected, remove, value, expiresAtMillis, writeId, mine.get(), holders);
         }
-        return lookups.lookup(keyId, Optional.of(key), lookups.keyWidth()).thenCompose(r -> owner.call(() -> {
-            if (!r.closest().get(0).id().equals(self.id())) {
-                LOG.debug("not coordinating {}: {} is closer", key, r.closest().get(0).overlay());
-                return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
-            }
-            if (r.answered() < lookups.othersNeeded()) {
-                return CompletableFuture.failedFuture(lookups.tooFewReached(key, r.answered()));
-            }
-            List<Contact> holders = lookups.replicasOf(r.closest());
-            long unheard = lookups.unheardCloser(r, keyId,
-                    space.distance(holders.get(holders.size() - 1).id(), keyId));
-            if (unheard >= replicas) {
-                // As many nodes as a write's holders, closer than this one's would be, went unheard: the last
-                // write may sit on exactly those (another coordinator's, while this node could not reach them).
-                LOG.debug("not coordinating {} yet: {} closer nodes unheard", key, unheard);
-                return CompletableFuture.failedFuture(new DhtException("kademlia node " + self.overlay() + " did not"
-                        + " hear from " + unheard + " nodes closer to " + key + " than its holders"));
-            }
-            return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null), holders);
-        }));
+        if (read.isPresent() && stillClosest && read.get().ownCopyUnchanged(store.get(key))
+                && otherHolders(read.get().result()).equals(ids(others))) {
+            // The writer's read, a moment ago, asked the same closest nodes for their copies, the holders it
+            // found are still the ones this node would choose, and no write this node coordinated has changed
+            // the key since. A write another coordinator slipped in meanwhile is still refused: every holder
+            // compares the version it holds with the one this write replaces.
+            return decideOn(key, expected, remove, value, expiresAtMillis, writeId, read.get().result());
+        }
+        return lookups.lookup(keyId, Optional.of(key), lookups.keyWidth()).thenCompose(r -> owner.call(() ->
+                decideOn(key, expected, remove, value, expiresAtMillis, writeId, r)));
+    }
+
+    /** The compare, on what a FIND_VALUE lookup {@code r} of the key found, once it is certain to be complete. */
+    private CompletableFuture<Boolean> decideOn(String key, long expected, boolean remove, byte[] value,
+                                                long expiresAtMillis, long writeId, LookupResult r) {
+        BigInteger keyId = space.idOf(key);
+        if (!r.closest().get(0).id().equals(self.id())) {
+            LOG.debug("not coordinating {}: {} is closer", key, r.closest().get(0).overlay());
+            return CompletableFuture.failedFuture(new DhtException(KademliaWire.NOT_COORDINATOR));
+        }
+        if (r.answered() < lookups.othersNeeded()) {
+            return CompletableFuture.failedFuture(lookups.tooFewReached(key, r.answered()));
+        }
+        List<Contact> holders = lookups.replicasOf(r.closest());
+        long unheard = lookups.unheardCloser(r, keyId, space.distance(holders.get(holders.size() - 1).id(), keyId));
+        if (unheard >= replicas) {
+            // As many nodes as a write's holders, closer than this one's would be, went unheard: the last
+            // write may sit on exactly those (another coordinator's, while this node could not reach them).
+            LOG.debug("not coordinating {} yet: {} closer nodes unheard", key, unheard);
+            return CompletableFuture.failedFuture(new DhtException("kademlia node " + self.overlay() + " did not"
+                    + " hear from " + unheard + " nodes closer to " + key + " than its holders"));
+        }
+        return decide(key, expected, remove, value, expiresAtMillis, writeId, r.best().orElse(null), holders);
     }
 
     /** Compare the version the writer read with the current one, and if equal store the write at the holders. */
@@ -229,6 +254,10 @@ final class WriteCoordinator {
                 store.forgetCoordinated(key);
             }
         });
+    }
+
+    private List<BigInteger> otherHolders(LookupResult r) {
+        return ids(lookups.replicasOf(r.closest()).stream().filter(h -> !h.id().equals(self.id())).toList());
     }
 
     private static List<BigInteger> ids(List<Contact> contacts) {
