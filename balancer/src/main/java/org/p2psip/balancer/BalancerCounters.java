@@ -25,6 +25,7 @@ public final class BalancerCounters {
     private final LongAdder refusedOversized = new LongAdder();
     private final LongAdder pongs = new LongAdder();
     private final LongAdder diverted = new LongAdder();
+    private final LongAdder failedOver = new LongAdder();
     /** Requests from clients sent to each node, by node index: the balancer's per-node traffic. */
     private final LongAdder[] toNode = new LongAdder[BalancerSettings.MAX_NODES];
 
@@ -177,12 +178,22 @@ public final class BalancerCounters {
         diverted.increment();
     }
 
+    /** New non-INVITE requests a node refused with 503 that the balancer sent on to another node. */
+    public long failedOver() {
+        return failedOver.sum();
+    }
+
+    void countFailedOver() {
+        failedOver.increment();
+    }
+
     @Override
     public String toString() {
         return "forwarded " + requestsForwarded() + " requests, " + responsesForwarded() + " responses; answered "
                 + answeredLocally() + "; dropped " + malformed() + " malformed, " + foreignResponses()
                 + " foreign responses, " + undeliverable() + " undeliverable, " + flowFailed() + " to closed flows, " + sourceDropped() + " from limited sources, "
-                + refusedOversized() + " oversized; diverted " + diverted() + "; refused " + connectionsRefused()
+                + refusedOversized() + " oversized; diverted " + diverted() + ", failed over "
+                + failedOver() + "; refused " + connectionsRefused()
                 + " connections; closed " + streamsClosed() + " streams, " + idleClosed() + " idle, "
                 + deadlineClosed() + " past the deadline";
     }

@@ -25,7 +25,8 @@ import static org.p2psip.core.metrics.ExpositionText.family;
  *       {@code p2psip_lb_responses_forwarded_total}, every direction
  *       together; {@code p2psip_lb_requests_answered_total}, answered by the
  *       balancer itself; {@code p2psip_lb_requests_diverted_total}, sent
- *       past a shedding node;</li>
+ *       past a shedding node; {@code p2psip_lb_requests_failed_over_total},
+ *       sent on to another node after a node's 503;</li>
  *   <li>{@code p2psip_lb_messages_dropped_total{reason}} and
  *       {@code p2psip_lb_connections_closed_total{reason}};</li>
  *   <li>{@code p2psip_lb_connections}, client connections open now.</li>
@@ -94,6 +95,8 @@ public final class BalancerMetricsText {
                 c.answeredLocally());
         counter(b, "p2psip_lb_requests_diverted_total", "New requests sent past a node that shed load.",
                 c.diverted());
+        counter(b, "p2psip_lb_requests_failed_over_total",
+                "New non-INVITE requests sent on to another node after a node answered them 503.", c.failedOver());
         family(b, "p2psip_lb_messages_dropped_total", "counter", "Messages dropped unforwarded, by reason.");
         dropped(b, "malformed", c.malformed());
         dropped(b, "foreign_response", c.foreignResponses());

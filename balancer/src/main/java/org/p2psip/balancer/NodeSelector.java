@@ -126,6 +126,25 @@ public final class NodeSelector {
         return chosen;
     }
 
+    /**
+     * Another node for a new request that the nodes in {@code refusedBy}
+     * answered 503 ({@link FailoverRequests}): where {@link #choose} would
+     * place it among the ready nodes but those, or empty when none is left
+     * or every one left sheds it. The transaction is remembered at the new
+     * node, so the client's retransmissions follow the request there.
+     */
+    public Optional<NodeSet.Node> failover(SipMessage m, List<Integer> refusedBy, long now) {
+        List<NodeSet.Node> ready = new ArrayList<>(nodes.ready());
+        ready.removeIf(n -> refusedBy.contains(n.index()));
+        if (ready.isEmpty()) {
+            return Optional.empty();
+        }
+        long transaction = Fnv.hash(transactionKey(m));
+        Optional<NodeSet.Node> chosen = place(m, ready, transaction, now);
+        chosen.ifPresent(n -> affinity.remember(transaction, n.index(), now));
+        return chosen;
+    }
+
     /** The node of {@code index} if it is among {@code live}, else null. */
     private static NodeSet.Node liveAt(int index, List<NodeSet.Node> live) {
         if (index >= 0) {

@@ -59,13 +59,15 @@ import io.netty.channel.socket.SocketChannel;
  * an {@code oc} instruction a node returns in it, and a node's 503 with
  * Retry-After, go to {@link NodeLoad}, which steers new requests away from
  * that node. Removing its own Via strips the instruction before the
- * response goes on. A node's 503 is relayed as 500 while another node
- * still takes requests (§16.7 item 6: a 503 upstream would tell the
- * client the whole service is down, and hold it off for Retry-After); when
- * every ready node is holding off or shedding a share, or none is ready, the
- * whole cluster is overloaded and the 503 goes through as it is. A 503 that
- * carries an {@code oc} instruction does not hold its node off: the share
- * it asks for is the finer answer.
+ * response goes on. A node's 503 to a new non-INVITE request sends the
+ * request on to another node while another takes requests
+ * ({@link FailoverRequests}: the node refused it before acting on it, RFC
+ * 3263 §4.3); any other node's 503 is relayed as 500 then (§16.7 item 6: a
+ * 503 upstream would tell the client the whole service is down, and hold it
+ * off for Retry-After). When every ready node is holding off or shedding a
+ * share, or none is ready, the whole cluster is overloaded and the 503 goes
+ * through as it is. A 503 that carries an {@code oc} instruction does not
+ * hold its node off: the share it asks for is the finer answer.
  */
 @Sharable
 public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
@@ -86,6 +88,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private final NodeSet nodes;
     private final LongSupplier nanoTime;
     private final FlowTokens flows;
+    /** New non-INVITE requests awaiting their node's answer, for failover after a 503; null: none kept. */
+    private final FailoverRequests failovers;
 
     public SipRouter(BalancerIdentity self, NodeSelector selector, Egress egress, BalancerCounters counters,
                      int retryAfterSeconds) {
@@ -107,6 +111,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         this.retryAfterSeconds = retryAfterSeconds;
         this.nanoTime = nanoTime;
         this.flows = flows;
+        this.failovers = nodes == null ? null : new FailoverRequests();
         this.branchPrefix = self.branchPrefix().getBytes(StandardCharsets.US_ASCII);
         this.answers = new LocalAnswers(self);
     }
@@ -169,18 +174,10 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             destination = node.get().socket();
             nodeIndex = node.get().index();
         }
-        String flowLines = "";
-        if (!outbound && m.frame().transport().stream()) {
-            if ("REGISTER".equals(m.method())) {
-                flowLines = pathLine(m);
-            } else if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
-                // The phone's dialog comes back to it down this connection too (RFC 5626 §5.3): the top value
-                // faces the nodes, the one below the phone (RFC 5658 §3.3).
-                flowLines = flowRecordRoutes(arrivalFlowToken(m), m.frame().transport(), false);
-            }
-        }
-        MessageEdits edits = forwardEdits(m, outbound ? self.viaLine(Transport.UDP, branch(m), returnAddress(m).token())
-                : self.nodeViaLine(branch(m), returnAddress(m).token()), flowLines, ownRoutes);
+        String flowLines = outbound ? "" : flowLines(m);
+        String branch = branch(m);
+        MessageEdits edits = forwardEdits(m, outbound ? self.viaLine(Transport.UDP, branch, returnAddress(m).token())
+                : self.nodeViaLine(branch, returnAddress(m).token()), flowLines, ownRoutes);
         ByteBuf out = edits.toBuffer();
         if (out.readableBytes() > MAX_DATAGRAM) {
             // Fine on TCP, but with the balancer's Via it no longer fits the datagram it must go to the node in.
@@ -190,12 +187,35 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
             return;
         }
         if (nodeIndex >= 0) {
+            if (failovers != null && FailoverRequests.eligible(m)) {
+                failovers.sent(branch, m, nanoTime.getAsLong());
+            }
             counters.countRequestForwardedTo(nodeIndex);
             egress.toNode(destination, out);
         } else {
             counters.countRequestForwarded();
             egress.toAgent(destination, out);
         }
+    }
+
+    /**
+     * The lines a client's request gets for the connection it came on: a
+     * REGISTER its Path, a dialog-creating request its Record-Routes;
+     * nothing for a datagram.
+     */
+    private String flowLines(SipMessage m) {
+        if (!m.frame().transport().stream()) {
+            return "";
+        }
+        if ("REGISTER".equals(m.method())) {
+            return pathLine(m);
+        }
+        if (m.toTag() == null && DIALOG_CREATING.contains(m.method())) {
+            // The phone's dialog comes back to it down this connection too (RFC 5626 §5.3): the top value
+            // faces the nodes, the one below the phone (RFC 5658 §3.3).
+            return flowRecordRoutes(arrivalFlowToken(m), m.frame().transport(), false);
+        }
+        return "";
     }
 
     /**
@@ -335,36 +355,76 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         }
         MessageEdits edits = new MessageEdits(m.bytes(), m.startLineStart(), m.end());
         removeFirst(edits, via.header(), via.nextStart());
-        if (nodes != null) {
-            nodes.at(m.frame().sender()).ifPresent(n -> noteLoad(n, m, via, edits));
+        Optional<NodeSet.Node> node = nodes == null ? Optional.empty() : nodes.at(m.frame().sender());
+        Optional<FailoverRequests.Pending> pending = failovers != null && m.status() >= 200
+                ? failovers.answered(branch.substring(self.branchPrefix().length())) : Optional.empty();
+        if (node.isPresent()) {
+            noteLoad(node.get(), m, via);
+            if (m.status() == 503 && pending.isPresent()
+                    && failOver(branch.substring(self.branchPrefix().length()), pending.get(), node.get())) {
+                return;
+            }
+            if (m.status() == 503 && !selector.allRestrained(nanoTime.getAsLong())) {
+                asServerError(m, edits);
+            }
         }
         counters.countResponseForwarded();
         egress.toClient(back.get(), edits.toBuffer());
     }
 
-    /** Hands a node's overload signals to {@link NodeLoad}; a 503 becomes 500 while others take requests. */
-    private void noteLoad(NodeSet.Node node, SipMessage m, TopVia via, MessageEdits edits) {
+    /**
+     * Sends a request that {@code refused} answered 503 on to another node
+     * ({@link FailoverRequests}); false when no other node takes it, and the
+     * 503 goes on as it would have. A second 503 from a node that already
+     * refused it (a retransmission's) is dropped: the request has moved on.
+     */
+    private boolean failOver(String branch, FailoverRequests.Pending pending, NodeSet.Node refused) {
+        if (pending.refusedBy(refused.index())) {
+            failovers.resent(branch, pending, refused.index());
+            return true;
+        }
+        long now = nanoTime.getAsLong();
+        if (selector.allRestrained(now)) {
+            // The whole cluster sheds: the client should hear it and back off, not have its request passed round.
+            return false;
+        }
+        FailoverRequests.Pending refusedNow = pending.alsoRefusedBy(refused.index());
+        Optional<NodeSet.Node> next = selector.failover(pending.request(), refusedNow.refusedBy(), now);
+        if (next.isEmpty()) {
+            return false;
+        }
+        SipMessage m = pending.request();
+        ByteBuf out = forwardEdits(m, self.nodeViaLine(branch, returnAddress(m).token()), flowLines(m),
+                ownLeadingRoutes(m)).toBuffer();
+        failovers.resent(branch, pending, refused.index());
+        counters.countFailedOver();
+        counters.countRequestForwardedTo(next.get().index());
+        egress.toNode(next.get().socket(), out);
+        return true;
+    }
+
+    /** Hands a node's overload signals to {@link NodeLoad}: its RFC 7339 instruction, and a 503's Retry-After. */
+    private void noteLoad(NodeSet.Node node, SipMessage m, TopVia via) {
         long now = nanoTime.getAsLong();
         NodeLoad load = selector.load();
         Optional<OverloadControl> oc = OverloadControl.from(via.params());
         oc.ifPresent(instruction -> load.overloadControl(node.index(), instruction, now));
-        if (m.status() != 503) {
-            return;
-        }
         // A 503 that says how much to shed (RFC 7339) is a partial overload, which that share handles; only
         // one without holds the node off for its Retry-After.
-        if (oc.isEmpty() || oc.get().lifts()) {
+        if (m.status() == 503 && (oc.isEmpty() || oc.get().lifts())) {
             load.serviceUnavailable(node.index(), SipParser.retryAfterSeconds(m), now);
         }
-        if (!selector.allRestrained(now)) {
-            byte[] b = m.bytes();
-            int lineEnd = m.startLineEnd();
-            while (lineEnd > m.startLineStart() && (b[lineEnd - 1] == '\n' || b[lineEnd - 1] == '\r')) {
-                lineEnd--;
-            }
-            edits.replace(m.startLineStart(), lineEnd, "SIP/2.0 500 Server Internal Error"
-                    .getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** A node's 503 relayed while other nodes take requests: 500, as §16.7 item 6 asks. */
+    private static void asServerError(SipMessage m, MessageEdits edits) {
+        byte[] b = m.bytes();
+        int lineEnd = m.startLineEnd();
+        while (lineEnd > m.startLineStart() && (b[lineEnd - 1] == '\n' || b[lineEnd - 1] == '\r')) {
+            lineEnd--;
         }
+        edits.replace(m.startLineStart(), lineEnd, "SIP/2.0 500 Server Internal Error"
+                .getBytes(StandardCharsets.US_ASCII));
     }
 
     /** Answers statelessly to where a response would go; ACK gets nothing (§17.1.1.3). */

@@ -301,11 +301,74 @@ class LbOverloadTest {
         assertEquals(first[1], forward(ch, "oc-call", "oc-3")[1], "back once the instruction expired");
     }
 
+    /** An INVITE of its own Call-ID and branch: what the node got and which node it was. */
+    private String[] forwardInvite(EmbeddedChannel ch, String callId) {
+        ch.writeInbound(LbText.udp(LbText.invite(callId, "z9hG4bK-" + callId)));
+        return sent.remove(sent.size() - 1);
+    }
+
+    private InetSocketAddress socketOf(String[] sentTo) {
+        return nodes.all().stream().map(NodeSet.Node::socket).filter(s -> s.toString().equals(sentTo[1])).findFirst()
+                .orElseThrow();
+    }
+
+    @Test
+    void aNodes503ToARegisterSendsItToAnotherNodeAndTheClientHearsOnlyThatNodesAnswer() {
+        EmbeddedChannel ch = router();
+        String[] first = forward(ch, "moved");
+        ch.writeInbound(fromNode(first[2], socketOf(first), 503, "Service Unavailable", "oc=10;oc-seq=1",
+                "Retry-After: 2"));
+
+        String[] again = sent.remove(sent.size() - 1);
+        assertEquals("node", again[0], "the 503 went no further");
+        assertNotEquals(first[1], again[1], "another node");
+        assertEquals(first[2], again[2], "the same request, the same branch");
+        assertEquals(1, counters.failedOver());
+
+        ch.writeInbound(fromNode(again[2], socketOf(again), 200, "OK", ""));
+        String[] answer = sent.remove(sent.size() - 1);
+        assertEquals("client", answer[0]);
+        assertTrue(answer[2].startsWith("SIP/2.0 200 OK\r\n"), answer[2]);
+        assertTrue(sent.isEmpty(), "nothing else was sent");
+    }
+
+    @Test
+    void aRetransmissionAfterAFailoverGoesToTheNodeThatTookItAndAStale503IsDropped() {
+        EmbeddedChannel ch = router();
+        String[] first = forward(ch, "resent");
+        ch.writeInbound(fromNode(first[2], socketOf(first), 503, "Service Unavailable", "", "Retry-After: 1"));
+        String[] again = sent.remove(sent.size() - 1);
+
+        String[] retransmission = forward(ch, "resent");
+        assertEquals(again[1], retransmission[1], "the retransmission follows the request");
+        ch.writeInbound(fromNode(first[2], socketOf(first), 503, "Service Unavailable", "", "Retry-After: 1"));
+        assertTrue(sent.isEmpty(), "the first node's 503 again reached someone: " + sent.stream()
+                .map(a -> a[0]).toList());
+        assertEquals(1, counters.failedOver());
+    }
+
+    @Test
+    void aRegisterEveryNodeRefusesEndsWithTheLast503() {
+        EmbeddedChannel ch = router();
+        String[] out = forward(ch, "refused");
+        for (int i = 0; i < nodes.all().size() - 1; i++) {
+            ch.writeInbound(fromNode(out[2], socketOf(out), 503, "Service Unavailable", "", "Retry-After: 20"));
+            out = sent.remove(sent.size() - 1);
+            assertEquals("node", out[0]);
+        }
+        ch.writeInbound(fromNode(out[2], socketOf(out), 503, "Service Unavailable", "", "Retry-After: 20"));
+
+        String[] answer = sent.remove(sent.size() - 1);
+        assertEquals("client", answer[0]);
+        assertTrue(answer[2].startsWith("SIP/2.0 503 Service Unavailable\r\n"), answer[2]);
+        assertEquals(nodes.all().size() - 1, counters.failedOver());
+    }
+
     @Test
     void aNodes503IsRelayedAs500WhileAnotherNodeTakesRequestsAndAs503WhenNoneDoes() {
         EmbeddedChannel ch = router();
         for (NodeSet.Node n : nodes.all()) {
-            String[] out = forward(ch, "busy-" + n.index());
+            String[] out = forwardInvite(ch, "busy-" + n.index());
             ch.writeInbound(fromNode(out[2], n.socket(), 503, "Service Unavailable", "", "Retry-After: 20"));
             String relayed = sent.remove(sent.size() - 1)[2];
             boolean last = n.index() == nodes.all().size() - 1;
@@ -319,7 +382,7 @@ class LbOverloadTest {
     void aNodes503WithAnOcShareShedsThatShareInsteadOfHoldingTheNodeOff() {
         EmbeddedChannel ch = router();
         for (NodeSet.Node n : nodes.all()) {
-            String[] out = forward(ch, "share-" + n.index());
+            String[] out = forwardInvite(ch, "share-" + n.index());
             ch.writeInbound(fromNode(out[2], n.socket(), 503, "Service Unavailable",
                     "oc=40;oc-validity=1000;oc-seq=" + (n.index() + 1), "Retry-After: 2"));
             String relayed = sent.remove(sent.size() - 1)[2];

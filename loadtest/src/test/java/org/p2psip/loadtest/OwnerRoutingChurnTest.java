@@ -78,7 +78,10 @@ class OwnerRoutingChurnTest {
     }
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    /** The last count of requests each node (by metrics port) shed with 503, which the balancer relays as 500. */
+    /**
+     * The last count of requests each node (by metrics port) shed with 503, which the balancer sends on to
+     * another node or relays as 500.
+     */
     private final Map<Integer, Long> shed = new LinkedHashMap<>();
 
     @ParameterizedTest
@@ -130,7 +133,7 @@ class OwnerRoutingChurnTest {
                 }
                 LoadReport report = load.get();
                 String settle = String.format(Locale.ROOT, "owner share back above 95 %%: %s after the join, "
-                        + "%s after the kill; shed by the nodes' overload gates (503, relayed as 500): %s; "
+                        + "%s after the kill; shed by the nodes' overload gates (503): %s; "
                         + "shed by the live nodes per 5 s (join at %.0f s, kill at %.0f s): %s",
                         settledAfter(samples, joinAt), settledAfter(samples, killAt), shed.values(),
                         joinAt / 1000.0, killAt / 1000.0, shedTimeline(samples));

@@ -1,0 +1,89 @@
+package org.p2psip.balancer;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+
+/**
+ * New non-INVITE requests on their way to a node, kept until that node
+ * answers them, so that a node's 503 can send the request on to another
+ * node instead of failing it. A 503 means the node refused the request
+ * before acting on it (RFC 3261 §21.5.4), and a client that meets one tries
+ * the next server (RFC 3263 §4.3); the balancer is that client towards its
+ * nodes, as a dispatcher's failure route is. Without it a node's 503 reaches
+ * the client as 500 (§16.7 item 6) while its peers have room.
+ *
+ * <p>Only requests outside a dialog that are not INVITE, ACK or CANCEL are
+ * kept: their final answer needs no ACK, so dropping a 503 leaves nothing
+ * open at the node that sent it. Entries are keyed by the branch of the
+ * balancer's own Via, which the node's response carries back, and leave at
+ * the first final response. The table is bounded: at {@value #MAX_PENDING}
+ * entries a request is sent without one (it fails as before), and entries
+ * older than Timer F (64·T1, 32 s) are swept when the table is full — a
+ * node that never answered has been written off by then.
+ */
+final class FailoverRequests {
+
+    /** At most this many requests are kept at once. */
+    static final int MAX_PENDING = 8_192;
+    /** Timer F, 64·T1: the client has given up on a request this old. */
+    static final long LIFETIME_NANOS = 32_000_000_000L;
+    /** Methods whose 503 is never failed over: INVITE's final answers need an ACK; ACK and CANCEL have no 503. */
+    private static final Set<String> NOT_FAILED_OVER = Set.of("INVITE", "ACK", "CANCEL");
+
+    /** A request the balancer sent to a node, the nodes that refused it so far, and when it was first sent. */
+    record Pending(SipMessage request, List<Integer> refusedBy, long sentAtNanos) {
+
+        Pending {
+            Objects.requireNonNull(request, "request");
+            refusedBy = List.copyOf(refusedBy);
+        }
+
+        boolean refusedBy(int index) {
+            return refusedBy.contains(index);
+        }
+
+        Pending alsoRefusedBy(int index) {
+            return new Pending(request, IntStream.concat(refusedBy.stream().mapToInt(Integer::intValue),
+                    IntStream.of(index)).distinct().boxed().toList(), sentAtNanos);
+        }
+    }
+
+    private final ConcurrentHashMap<String, Pending> byBranch = new ConcurrentHashMap<>();
+
+    /** Whether a 503 to {@code m} may send it on to another node: a new request, outside a dialog, not an INVITE. */
+    static boolean eligible(SipMessage m) {
+        return m.request() && m.toTag() == null && !NOT_FAILED_OVER.contains(m.method());
+    }
+
+    /**
+     * {@code m} left for a node under the balancer's branch {@code branch}
+     * at {@code now}. A retransmission keeps the entry its original made.
+     */
+    void sent(String branch, SipMessage m, long now) {
+        if (byBranch.size() >= MAX_PENDING) {
+            byBranch.values().removeIf(p -> now - p.sentAtNanos() > LIFETIME_NANOS);
+            if (byBranch.size() >= MAX_PENDING) {
+                return;
+            }
+        }
+        byBranch.putIfAbsent(branch, new Pending(m, List.of(), now));
+    }
+
+    /** The final response to the request sent under {@code branch} came: the entry leaves, and is returned. */
+    Optional<Pending> answered(String branch) {
+        return Optional.ofNullable(byBranch.remove(branch));
+    }
+
+    /** The request is on its way again, to another node, after {@code refused} answered 503. */
+    void resent(String branch, Pending pending, int refused) {
+        byBranch.put(branch, pending.alsoRefusedBy(refused));
+    }
+
+    int size() {
+        return byBranch.size();
+    }
+}
