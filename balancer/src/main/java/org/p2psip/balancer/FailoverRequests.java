@@ -42,10 +42,6 @@ final class FailoverRequests {
             refusedBy = List.copyOf(refusedBy);
         }
 
-        boolean refusedBy(int index) {
-            return refusedBy.contains(index);
-        }
-
         Pending alsoRefusedBy(int index) {
             return new Pending(request, IntStream.concat(refusedBy.stream().mapToInt(Integer::intValue),
                     IntStream.of(index)).distinct().boxed().toList(), sentAtNanos);

@@ -375,14 +375,12 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     /**
      * Sends a request that {@code refused} answered 503 on to another node
      * ({@link FailoverRequests}); false when no other node takes it, and the
-     * 503 goes on as it would have. A second 503 from a node that already
-     * refused it (a retransmission's) is dropped: the request has moved on.
+     * 503 goes on as it would have. A node that refused it before answers
+     * again when a retransmission of the client's came back to it (the node
+     * the request had moved to is gone, say): that is failed over too, so
+     * the retransmission reaches a node that can still answer it.
      */
     private boolean failOver(String branch, FailoverRequests.Pending pending, NodeSet.Node refused) {
-        if (pending.refusedBy(refused.index())) {
-            failovers.resent(branch, pending, refused.index());
-            return true;
-        }
         long now = nanoTime.getAsLong();
         if (selector.allRestrained(now)) {
             // The whole cluster sheds: the client should hear it and back off, not have its request passed round.
