@@ -1,11 +1,11 @@
 package org.p2psip.balancer;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.IntStream;
 
 /**
  * New non-INVITE requests on their way to a node, kept until that node
@@ -43,8 +43,12 @@ final class FailoverRequests {
         }
 
         Pending alsoRefusedBy(int index) {
-            return new Pending(request, IntStream.concat(refusedBy.stream().mapToInt(Integer::intValue),
-                    IntStream.of(index)).distinct().boxed().toList(), sentAtNanos);
+            if (refusedBy.contains(index)) {
+                return this;
+            }
+            List<Integer> more = new ArrayList<>(refusedBy);
+            more.add(index);
+            return new Pending(request, more, sentAtNanos);
         }
     }
 
@@ -77,9 +81,5 @@ final class FailoverRequests {
     /** The request is on its way again, to another node, after {@code refused} answered 503. */
     void resent(String branch, Pending pending, int refused) {
         byBranch.put(branch, pending.alsoRefusedBy(refused));
-    }
-
-    int size() {
-        return byBranch.size();
     }
 }
