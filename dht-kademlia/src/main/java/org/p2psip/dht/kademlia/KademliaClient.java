@@ -2,6 +2,7 @@ package org.p2psip.dht.kademlia;
 
 import java.math.BigInteger;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -124,6 +125,19 @@ final class KademliaClient {
         byte[] request = new KademliaWire.Out().sender(self, announced).text(key).value(Optional.of(value)).num(prev)
                 .bytes();
         return send(holder, KademliaWire.STORE, request, rpcTimeout).thenApply(StoreOutcome::of);
+    }
+
+    /**
+     * REPAIR of several keys at {@code holder}: one outcome per key, in
+     * order; a malformed or short answer counts every key as refused.
+     */
+    CompletableFuture<List<StoreOutcome>> repair(Contact holder, List<KademliaWire.Repair> repairs) {
+        byte[] request = new KademliaWire.Out().sender(self, announced).repairs(repairs).bytes();
+        return send(holder, KademliaWire.REPAIR, request, rpcTimeout).thenApply(answer -> {
+            List<StoreOutcome> outcomes = new KademliaWire.In(answer).outcomes();
+            return outcomes.size() == repairs.size() ? outcomes
+                    : Collections.nCopies(repairs.size(), StoreOutcome.REFUSED_NEWER);
+        });
     }
 
     /** COMMIT of the prepared write {@code version}/{@code writeId}, or ({@code drop}) its drop. */

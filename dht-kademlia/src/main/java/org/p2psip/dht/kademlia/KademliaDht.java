@@ -154,6 +154,11 @@ public final class KademliaDht implements Dht {
         return maintenance.storesSent();
     }
 
+    /** REPAIR messages those STOREs went in (for tests). */
+    long repairMessages() {
+        return maintenance.repairMessages();
+    }
+
     Duration rpcTimeout() {
         return options.rpcTimeout();
     }

@@ -3,7 +3,9 @@ package org.p2psip.dht.kademlia;
 import java.math.BigInteger;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -44,6 +46,12 @@ final class KademliaMaintenance {
 
     private static final int REPUBLISH_IN_FLIGHT = 32;
     /**
+     * About the most bytes of keys and values one REPAIR carries: it travels
+     * as one datagram, which a network with the usual 1,500-byte MTU splits
+     * into a dozen fragments, any of which lost loses it.
+     */
+    static final int REPAIR_BYTES = 16 * 1024;
+    /**
      * Keys a hand-over looks at in one owner-thread task: working out a
      * key's holders is a hash and a distance per contact, so a store of
      * hundreds of thousands is scanned in slices between which the
@@ -81,6 +89,8 @@ final class KademliaMaintenance {
     private List<Contact> handedOverFor = List.of();
     /** STOREs sent by hand-overs and the safety net, one per key and holder; read by any thread. */
     private final AtomicLong storesSent = new AtomicLong();
+    /** REPAIR messages sent by hand-overs and the safety net; read by any thread. */
+    private final AtomicLong repairMessages = new AtomicLong();
 
     /** @param replicas how many nodes hold a key, this one counted */
     KademliaMaintenance(IdSpace space, Contact self, KademliaOptions options, int replicas, RoutingTable table,
@@ -235,6 +245,11 @@ final class KademliaMaintenance {
         handOver(everyHolder, due, 0, new Tally("republish"), () -> { });
     }
 
+    /** REPAIR messages sent by hand-overs and the safety net so far. */
+    long repairMessages() {
+        return repairMessages.get();
+    }
+
     /** STOREs sent by hand-overs and the safety net so far, one per key and holder. */
     long storesSent() {
         return storesSent.get();
@@ -245,6 +260,7 @@ final class KademliaMaintenance {
         final String what;
         int keys;
         int stores;
+        int messages;
         int lookups;
 
         Tally(String what) {
@@ -254,12 +270,18 @@ final class KademliaMaintenance {
 
     /**
      * Goes through {@code keys} from {@code from}, doing what {@code shift}
-     * asks of each, {@link #REPUBLISH_IN_FLIGHT} keys' stores at a time so a
-     * large store does not flood the overlay, pausing between batches while
-     * this node lags ({@link HandOverPacing}) so a hand-over cannot starve
-     * the foreground; runs {@code done} at the end. A new holder that has
-     * left the table since the pass began is skipped: it left in a change
-     * of its own, whose pass finds the key a holder in its place.
+     * asks of each, and runs {@code done} at the end. The keys to give are
+     * gathered per new holder and sent as REPAIRs of up to
+     * {@link KademliaWire#MAX_REPAIRS} keys (about {@link #REPAIR_BYTES}),
+     * a slice of {@link #SCAN_SLICE} keys and at most
+     * {@link #REPUBLISH_IN_FLIGHT} lookups at a time; between two slices it
+     * pauses while this node lags ({@link HandOverPacing}) so a hand-over
+     * cannot starve the foreground. A holder that died takes a third of its peers' keys with
+     * it, and one message per key doubled the survivors' overlay traffic for
+     * the seconds it took, when they were carrying its load as well (issue
+     * 33). A new holder that has left the table since the pass began is
+     * skipped: it left in a change of its own, whose pass finds the key a
+     * holder in its place.
      */
     private void handOver(HolderShift shift, List<String> keys, int from, Tally tally, Runnable done) {
         if (owner.closed()) {
@@ -268,6 +290,7 @@ final class KademliaMaintenance {
         long wall = clock.millis();
         int end = Math.min(keys.size(), from + SCAN_SLICE);
         int at = from;
+        Map<Contact, List<KademliaWire.Repair>> gifts = new LinkedHashMap<>();
         List<CompletableFuture<?>> batch = new ArrayList<>();
         while (at < end && batch.size() < REPUBLISH_IN_FLIGHT) {
             String key = keys.get(at++);
@@ -279,11 +302,12 @@ final class KademliaMaintenance {
             BigInteger keyId = space.idOf(key);
             HolderShift.Duty duty = shift.dutyFor(keyId);
             if (duty instanceof HolderShift.Duty.Give give) {
-                List<Contact> to = give.newcomers().stream().filter(c -> table.find(c.id()).isPresent()).toList();
-                if (!to.isEmpty()) {
-                    tally.stores += to.size();
-                    storesSent.addAndGet(to.size());
-                    batch.add(coordinator.storeAt(key, held.get(), ReplicaStore.REPAIR, to));
+                for (Contact to : give.newcomers()) {
+                    if (table.find(to.id()).isPresent()) {
+                        tally.stores++;
+                        storesSent.incrementAndGet();
+                        gifts.computeIfAbsent(to, c -> new ArrayList<>()).add(new KademliaWire.Repair(key, held.get()));
+                    }
                 }
             } else if (duty instanceof HolderShift.Duty.LookUp lookUp) {
                 tally.lookups++;
@@ -291,11 +315,16 @@ final class KademliaMaintenance {
                         .thenCompose(r -> owner.call(() -> storeAtNewHolders(key, r, lookUp.formerHolders()))));
             }
         }
+        gifts.forEach((holder, repairs) -> messages(repairs).forEach(m -> {
+            tally.messages++;
+            repairMessages.incrementAndGet();
+            batch.add(repair(holder, m));
+        }));
         int next = at;
         if (next >= keys.size() && batch.isEmpty()) {
             if (tally.stores > 0 || tally.lookups > 0) {
-                LOG.info("{} {}: {} keys looked at, {} stores, {} lookups", self.overlay(), tally.what, tally.keys,
-                        tally.stores, tally.lookups);
+                LOG.info("{} {}: {} keys looked at, {} stores ({} messages), {} lookups", self.overlay(), tally.what,
+                        tally.keys, tally.stores, tally.messages, tally.lookups);
             }
             done.run();
             return;
@@ -309,6 +338,46 @@ final class KademliaMaintenance {
                         handOver(shift, keys, next, tally, done);
                     }
                 }, owner.executor());
+    }
+
+    /** {@code repairs} cut into REPAIRs of at most {@link KademliaWire#MAX_REPAIRS} keys and about that many bytes. */
+    static List<List<KademliaWire.Repair>> messages(List<KademliaWire.Repair> repairs) {
+        List<List<KademliaWire.Repair>> out = new ArrayList<>();
+        List<KademliaWire.Repair> current = new ArrayList<>();
+        int bytes = 0;
+        for (KademliaWire.Repair r : repairs) {
+            boolean full = current.size() == KademliaWire.MAX_REPAIRS || bytes + r.wireBytes() > REPAIR_BYTES;
+            if (!current.isEmpty() && full) {
+                out.add(current);
+                current = new ArrayList<>();
+                bytes = 0;
+            }
+            current.add(r);
+            bytes += r.wireBytes();
+        }
+        if (!current.isEmpty()) {
+            out.add(current);
+        }
+        return out;
+    }
+
+    /**
+     * One REPAIR to {@code holder}. A holder too old to know the message
+     * answers with an error: it gets the keys one STORE at a time, as
+     * before, so a cluster can be upgraded one node at a time.
+     */
+    private CompletableFuture<?> repair(Contact holder, List<KademliaWire.Repair> repairs) {
+        return client.repair(holder, repairs).exceptionallyCompose(e -> owner.call(() -> {
+            Throwable cause = OwnerThread.unwrap(e);
+            if (cause instanceof OverlayException o && o.reason() == OverlayException.Reason.REMOTE_ERROR) {
+                List<CompletableFuture<?>> one = new ArrayList<>();
+                for (KademliaWire.Repair r : repairs) {
+                    one.add(coordinator.storeAt(r.key(), r.value(), ReplicaStore.REPAIR, List.of(holder)));
+                }
+                return CompletableFuture.allOf(one.toArray(CompletableFuture[]::new)).thenApply(v -> List.of());
+            }
+            return CompletableFuture.failedFuture(e);
+        }));
     }
 
     /** After a {@link HolderShift.Duty.LookUp}: the key's holders found that are new since the change. */

@@ -64,6 +64,7 @@ final class KademliaServer {
                 case KademliaWire.FIND_VALUE -> CompletableFuture.completedFuture(findValue(in, sender));
                 case KademliaWire.STORE -> CompletableFuture.completedFuture(store(in, sender));
                 case KademliaWire.COMMIT -> CompletableFuture.completedFuture(commit(in));
+                case KademliaWire.REPAIR -> CompletableFuture.completedFuture(repair(in));
                 case KademliaWire.WRITE -> write(in);
                 default -> CompletableFuture.failedFuture(new IllegalArgumentException("unknown kademlia message "
                         + type));
@@ -98,6 +99,17 @@ final class KademliaServer {
             return StoreOutcome.TAKEN;
         });
         return outcome.answer();
+    }
+
+    /** Each key as a STORE with no previous version: taken if it moves this holder forward. */
+    private byte[] repair(KademliaWire.In in) {
+        List<KademliaWire.Repair> repairs = in.repairs();
+        long now = runtime.nanos().getAsLong();
+        List<StoreOutcome> outcomes = new ArrayList<>(repairs.size());
+        for (KademliaWire.Repair r : repairs) {
+            outcomes.add(store.offer(r.key(), r.value(), ReplicaStore.REPAIR, true, now).orElse(StoreOutcome.TAKEN));
+        }
+        return new KademliaWire.Out().outcomes(outcomes).bytes();
     }
 
     private byte[] commit(KademliaWire.In in) {

@@ -3,6 +3,7 @@ package org.p2psip.dht.kademlia;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.p2psip.core.overlay.PayloadReader;
@@ -26,6 +27,13 @@ final class KademliaWire {
     static final int WRITE = 5;
     /** The second phase of a coordinated STORE: make the prepared version visible, or (flag set) drop it. */
     static final int COMMIT = 6;
+    /**
+     * Several keys' values for a holder that is new to them (a hand-over or a republish), each taken if it moves
+     * the holder forward, as a STORE with no previous version is; the answer has one outcome per key, in order.
+     */
+    static final int REPAIR = 7;
+    /** The most keys one REPAIR carries. */
+    static final int MAX_REPAIRS = 64;
 
     /** The coordinator's answer when it knows a node closer to the key than itself. */
     static final String NOT_COORDINATOR = "not the coordinator for this key";
@@ -34,6 +42,20 @@ final class KademliaWire {
     private static final int MAX_CONTACTS = 1000;
 
     private KademliaWire() {
+    }
+
+    /** One key's value in a {@link #REPAIR}. */
+    record Repair(String key, StoredValue value) {
+
+        Repair {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+        }
+
+        /** About what it takes on the wire: the key, the value and their lengths, version, expiry and write id. */
+        int wireBytes() {
+            return key.length() + value.value().length + 32;
+        }
     }
 
     /** Writes fields in order, for one message: core's primitives plus contacts and stored values. */
@@ -70,6 +92,24 @@ final class KademliaWire {
             return raw(fixed);
         }
 
+        /** A REPAIR's keys and values, at most {@link #MAX_REPAIRS}. */
+        Out repairs(List<Repair> repairs) {
+            if (repairs.isEmpty() || repairs.size() > MAX_REPAIRS) {
+                throw new IllegalArgumentException("a REPAIR carries 1 to " + MAX_REPAIRS + " keys, not "
+                        + repairs.size());
+            }
+            u16(repairs.size());
+            repairs.forEach(r -> text(r.key()).value(Optional.of(r.value())));
+            return this;
+        }
+
+        /** A REPAIR's answer: the outcome of each key, in order. */
+        Out outcomes(List<StoreOutcome> outcomes) {
+            u16(outcomes.size());
+            outcomes.forEach(o -> raw(o.answer()));
+            return this;
+        }
+
         Out value(Optional<StoredValue> v) {
             flag(v.isPresent());
             v.ifPresent(s -> blob(s.value()).num(s.version()).num(s.expiresAtMillis()).flag(s.tombstone())
@@ -104,6 +144,33 @@ final class KademliaWire {
 
         BigInteger id() {
             return new BigInteger(1, raw(ID_BYTES));
+        }
+
+        List<Repair> repairs() {
+            int n = u16();
+            if (n == 0 || n > MAX_REPAIRS) {
+                throw new IllegalArgumentException("a REPAIR carries 1 to " + MAX_REPAIRS + " keys, not " + n);
+            }
+            List<Repair> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String key = text();
+                list.add(new Repair(key, value().orElseThrow(() -> new IllegalArgumentException("REPAIR of " + key
+                        + " without a value"))));
+            }
+            return list;
+        }
+
+        /** A REPAIR's answer; an outcome this node does not know counts as a refusal, as for a STORE. */
+        List<StoreOutcome> outcomes() {
+            int n = u16();
+            if (n > MAX_REPAIRS) {
+                throw new IllegalArgumentException("too many outcomes: " + n);
+            }
+            List<StoreOutcome> list = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                list.add(StoreOutcome.of(raw(1)));
+            }
+            return list;
         }
 
         Optional<StoredValue> value() {

@@ -142,6 +142,8 @@ class KademliaHandOverTest {
         long afterJoin = storesSent() - quiet;
         assertTrue(afterJoin >= joinersKeys && afterJoin <= 2 * joinersKeys,
                 afterJoin + " stores for the " + joinersKeys + " keys the joiner now holds");
+        long messages = live.stream().mapToLong(m -> m.dht().repairMessages()).sum();
+        assertTrue(messages * 3 <= afterJoin, "the keys went in " + messages + " REPAIRs, not one message each");
 
         // The node holding the most keys dies; reads (as phones' refreshes would) run into it until it is
         // written off, and its keys move on.
@@ -156,6 +158,32 @@ class KademliaHandOverTest {
         }
         time.runFor(SETTLE);
         assertEquals(List.of(), misplaced(versions), "after a holder died");
+    }
+
+    @Test
+    void aJoinerThatDoesNotKnowRepairGetsItsKeysOneStoreAtATime() {
+        for (int i = 0; i < 6; i++) {
+            start();
+        }
+        time.runFor(SETTLE);
+        List<Long> versions = writeKeys();
+
+        // A node of the previous release: it answers REPAIR, a message it does not know, with an error.
+        HostPort address = new HostPort("10.8.0." + started, 4000);
+        OverlayRuntime runtime = new OverlayRuntime(time.executor("kademlia-old"), time.clock(), time::nanos, 999);
+        KademliaDht old = new KademliaDht(new Contact(IdSpace.SHA1.idOf(address.toString()), address,
+                Optional.of(address)), runtime, REPLICAS, KademliaOptions.parse(Map.of()));
+        old.attach(network.bind(address, (type, payload) -> type == KademliaWire.REPAIR
+                ? CompletableFuture.failedFuture(new IllegalArgumentException("unknown kademlia message " + type))
+                : old.handle(type, payload)));
+        started++;
+        old.join(List.of(live.get(0).address())).thenRun(old::startMaintenance);
+        Member joiner = new Member(address, old);
+        live.add(joiner);
+        time.runFor(SETTLE);
+
+        assertTrue(keysHeldBy(joiner) > 0, "the joiner is among the closest nodes of some keys");
+        assertEquals(List.of(), misplaced(versions), "every key reached the joiner all the same");
     }
 
     @Test
