@@ -3,6 +3,7 @@ package org.p2psip.core.dht;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -58,6 +59,17 @@ public interface Dht extends AutoCloseable {
      */
     default Optional<KeyRangeSet> ownedRanges() {
         return Optional.empty();
+    }
+
+    /**
+     * The share of the key space this node owns now, between 0 and 1, by the
+     * same view as {@link #ownedRanges}. The ranges' share unless a backend
+     * knows better: a Kademlia cell can be finer stripes than the ranges
+     * list, and its exact share is still known. Empty when the backend
+     * cannot tell.
+     */
+    default OptionalDouble ownedShare() {
+        return ownedRanges().map(r -> OptionalDouble.of(r.share())).orElse(OptionalDouble.empty());
     }
 
     /**

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -92,6 +93,11 @@ public final class TimedDht implements Dht {
     @Override
     public Optional<KeyRangeSet> ownedRanges() {
         return delegate.ownedRanges();
+    }
+
+    @Override
+    public OptionalDouble ownedShare() {
+        return delegate.ownedShare();
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -80,6 +81,8 @@ public final class KademliaDht implements Dht {
     private final KademliaMaintenance maintenance;
     /** The points this node is closest to among the contacts it knows, as of its last look: read by any thread. */
     private volatile KeyRangeSet owned = KeyRangeSet.NONE;
+    /** The exact size of that cell, stripes too fine for {@link #owned} included. */
+    private volatile double ownedShare;
     private volatile List<Peer> known = List.of();
     private final Optional<WriteBehindValues> disk;
 
@@ -261,6 +264,12 @@ public final class KademliaDht implements Dht {
         return Optional.of(owned);
     }
 
+    /** The exact share of the points this node coordinates ({@link XorCells#share}), fine stripes included. */
+    @Override
+    public OptionalDouble ownedShare() {
+        return OptionalDouble.of(ownedShare);
+    }
+
     /** The routing table's contacts as of its last look at them (every {@value #OWNERSHIP_EVERY_MILLIS} ms). */
     @Override
     public List<Peer> knownPeers() {
@@ -276,9 +285,11 @@ public final class KademliaDht implements Dht {
     /** On the owner thread: what the routing table says, for readers on any thread. */
     private void publishOwnership() {
         List<Contact> contacts = table.contacts();
-        owned = client.announced()
-                ? XorCells.of(space.pointOf(self.id()), contacts.stream().map(c -> space.pointOf(c.id())).toList())
-                : KeyRangeSet.NONE;
+        boolean announced = client.announced();
+        long point = space.pointOf(self.id());
+        List<Long> others = contacts.stream().map(c -> space.pointOf(c.id())).toList();
+        owned = announced ? XorCells.of(point, others) : KeyRangeSet.NONE;
+        ownedShare = announced ? XorCells.share(point, others) : 0;
         known = contacts.stream().map(this::peerOf).toList();
     }
 

@@ -25,6 +25,7 @@ import org.p2psip.core.dht.KeyRangeSet;
  * still shared there: at most 2^12 ranges, and only ids closer than 2^-12 of
  * the space to one another leave points unclaimed (the balancer spreads
  * those by Call-ID). A claimed point is always one this node is closest to.
+ * {@link #share} tells the cell's size exactly, unclaimed stripes included.
  */
 final class XorCells {
 
@@ -49,6 +50,34 @@ final class XorCells {
         List<KeyRange> out = new ArrayList<>();
         walk(0, 0, candidates, self, out);
         return KeyRangeSet.of(out);
+    }
+
+    /**
+     * The exact share of the space closer to {@code self} than to any of
+     * {@code others}, however fine its stripes. Bits on which all remaining
+     * candidates agree place no key, so only the bits where they differ
+     * count: at the highest of them, half the space goes to the candidates
+     * on {@code self}'s side and half to the rest.
+     */
+    static double share(long self, Collection<Long> others) {
+        List<Long> candidates = new ArrayList<>(others.size() + 1);
+        candidates.add(self);
+        for (long o : others) {
+            if (o != self && !candidates.contains(o)) {
+                candidates.add(o);
+            }
+        }
+        double share = 1;
+        while (candidates.size() > 1) {
+            long differing = 0;
+            for (long c : candidates) {
+                differing |= c ^ self;
+            }
+            long bit = Long.highestOneBit(differing);
+            candidates.removeIf(c -> (c & bit) != (self & bit));
+            share /= 2;
+        }
+        return share;
     }
 
     /** The block of points sharing {@code base}'s top {@code depth} bits, with its closest candidates. */

@@ -52,6 +52,51 @@ class XorCellsTest {
                 "a node apart from them still claims its half");
     }
 
+    @Test
+    void theShareCountsStripesTooFineToList() {
+        // The CI's case: two of three ids shared their top 12 bits, and status said the cluster owned half the space.
+        long a = 0xDF7D_47F6_C217_40A5L;
+        long b = 0xDF73_475E_535B_C192L;
+        long c = 0x12CB_F0BC_B805_DF78L;
+        assertTrue(XorCells.of(a, List.of(b, c)).isEmpty(), "the walk stops above a's stripes");
+        assertEquals(0.25, XorCells.share(a, List.of(b, c)), 1e-12);
+        assertEquals(0.25, XorCells.share(b, List.of(a, c)), 1e-12);
+        assertEquals(0.5, XorCells.share(c, List.of(a, b)), 1e-12);
+
+        SplittableRandom random = new SplittableRandom(5);
+        int closestToA = 0;
+        int samples = 100_000;
+        for (int i = 0; i < samples; i++) {
+            long point = random.nextLong();
+            if (Long.compareUnsigned(a ^ point, b ^ point) < 0 && Long.compareUnsigned(a ^ point, c ^ point) < 0) {
+                closestToA++;
+            }
+        }
+        assertEquals(0.25, closestToA / (double) samples, 0.01, "sampled points closest to a");
+    }
+
+    @Test
+    void sharesAddUpToTheWholeSpaceAndMatchTheCellsTheWalkCanList() {
+        SplittableRandom random = new SplittableRandom(17);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + random.nextInt(12);
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                ids.add(round % 3 == 0 ? random.nextLong() >>> (8 + random.nextInt(40)) : random.nextLong());
+            }
+            boolean separable = longestSharedPrefix(ids) < XorCells.MAX_DEPTH;
+            double total = 0;
+            for (long id : ids) {
+                double share = XorCells.share(id, ids);
+                total += share;
+                if (separable) {
+                    assertEquals(XorCells.of(id, ids).share(), share, 1e-12, "node " + Long.toHexString(id));
+                }
+            }
+            assertEquals(1.0, total, 1e-12, "ids " + ids);
+        }
+    }
+
     private static int longestSharedPrefix(List<Long> ids) {
         int longest = 0;
         for (int i = 0; i < ids.size(); i++) {

@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -191,6 +192,7 @@ public final class AdminServer implements AutoCloseable {
     private String nodeText() {
         Dht dht = view.dht();
         long stored = dht.storedEntries();
+        OptionalDouble share = dht.ownedShare();
         long requests = 0;
         long registers = 0;
         long invites = 0;
@@ -206,7 +208,7 @@ public final class AdminServer implements AutoCloseable {
                 + "sip " + view.sip() + "\n"
                 + "backend " + dht.backendName() + "\n"
                 + "stored " + (stored < 0 ? "-" : Long.toString(stored)) + "\n"
-                + "owns " + dht.ownedRanges().map(r -> Double.toString(r.share())).orElse("-") + "\n"
+                + "owns " + (share.isPresent() ? Double.toString(share.getAsDouble()) : "-") + "\n"
                 + "requests " + requests + "\n"
                 + "registers " + registers + "\n"
                 + "invites " + invites + "\n"

@@ -18,7 +18,6 @@ import java.util.function.Supplier;
 import org.p2psip.balancer.BalancerMetricsText;
 import org.p2psip.balancer.SipBalancer;
 import org.p2psip.core.dht.Dht;
-import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.guard.AdaptiveConcurrencyLimit;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.ProcessMetricsText;
@@ -250,7 +249,7 @@ public final class MetricsServer implements AutoCloseable {
         long writtenOff;
         try {
             stored = dht.storedEntries();
-            share = dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN);
+            share = dht.ownedShare().orElse(Double.NaN);
             peers = dht.knownPeers().size();
             writtenOff = dht.peersWrittenOff();
         } catch (RuntimeException e) {

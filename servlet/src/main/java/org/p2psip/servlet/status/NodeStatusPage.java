@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Objects;
 
 import org.p2psip.core.dht.Dht;
-import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.metrics.DhtLatencies;
 import org.p2psip.core.metrics.DhtLatencySeries;
@@ -134,7 +133,7 @@ public final class NodeStatusPage implements StatusPage {
     synchronized StatusView view(long nowMillis) {
         Peer self = dht.self();
         List<Peer> peers = dht.knownPeers();
-        double share = dht.ownedRanges().map(KeyRangeSet::share).orElse(Double.NaN);
+        double share = dht.ownedShare().orElse(Double.NaN);
         long stored = dht.storedEntries();
         List<Fact> facts = List.of(
                 new Fact("SIP", sip.toString()),
