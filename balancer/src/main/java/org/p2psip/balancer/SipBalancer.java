@@ -224,7 +224,8 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("parse", parser)
                                     .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
                                             edge.roundTrips(), System::nanoTime, self,
-                                            settings.probeInterval(), settings.probeFailures()))
+                                            settings.probeInterval(), settings.probeFailures(),
+                                            new ConnectedUdpPortWatch(bindAddress)))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
