@@ -45,8 +45,10 @@ import org.p2psip.core.net.HostPort;
  * the receiver executes it at most once and replays its answer to
  * duplicates (see {@link DatagramAddressing}). Failures are
  * {@link OverlayException}s: {@code TIMEOUT} (the peer may be dead, slow,
- * or using another secret — UDP cannot tell these apart), {@code REMOTE_ERROR}
- * and {@code CLOSED}.
+ * or using another secret — UDP cannot tell these apart), {@code REFUSED}
+ * (the first resend also asks the peer's host whether its port is still
+ * open, {@link ClosedPortCheck}: a killed process is known at once),
+ * {@code REMOTE_ERROR} and {@code CLOSED}.
  */
 public final class NettyUdpOverlayTransport implements OverlayTransport {
 
@@ -78,6 +80,7 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
     private final Map<InetSocketAddress, RetransmissionTimer> timers = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HostPort local;
+    private final ClosedPortCheck portCheck;
 
     private NettyUdpOverlayTransport(EventLoopGroup group, Channel channel, PendingRequests pending,
                                      Map<Long, InetSocketAddress> destinations, int maxPayloadBytes,
@@ -90,6 +93,7 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
         this.retryEvery = retryEvery;
         this.refusals = refusals;
         this.local = local;
+        this.portCheck = new ClosedPortCheck(group, new InetSocketAddress(local.host(), 0), this::portClosed);
     }
 
     /**
@@ -208,7 +212,7 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
                 timer.answered(System.nanoTime() - sentAt);
             }
         });
-        send(frame, answer, TimeUnit.NANOSECONDS.toMillis(timer.timeoutNanos()), timer, resent);
+        send(to, frame, answer, TimeUnit.NANOSECONDS.toMillis(timer.timeoutNanos()), timer, resent);
         return answer;
     }
 
@@ -225,8 +229,8 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
                 Math.max(floor, TimeUnit.MILLISECONDS.toNanos(MAX_RETRY_MILLIS))));
     }
 
-    private void send(OverlayFrame frame, CompletableFuture<byte[]> answer, long nextRetryMillis,
-                      RetransmissionTimer timer, AtomicBoolean resent) {
+    private void send(InetSocketAddress to, OverlayFrame frame, CompletableFuture<byte[]> answer,
+                      long nextRetryMillis, RetransmissionTimer timer, AtomicBoolean resent) {
         if (answer.isDone() || closed.get()) {
             return;
         }
@@ -234,12 +238,29 @@ public final class NettyUdpOverlayTransport implements OverlayTransport {
         ScheduledFuture<?> retry = group.schedule(() -> {
             if (!answer.isDone()) {
                 retransmissions.incrementAndGet();
+                // Unanswered so far: a peer whose process died is told from a slow one at once by its host.
+                portCheck.check(to);
                 resent.set(true);
                 timer.expired();
-                send(frame, answer, Math.min(nextRetryMillis * 2, MAX_RETRY_MILLIS), timer, resent);
+                send(to, frame, answer, Math.min(nextRetryMillis * 2, MAX_RETRY_MILLIS), timer, resent);
             }
         }, Math.max(1, nextRetryMillis), TimeUnit.MILLISECONDS);
         answer.whenComplete((v, e) -> retry.cancel(false));
+    }
+
+    /**
+     * {@code peer}'s host says nothing listens on its port: every request
+     * waiting for it fails now with {@code REFUSED} instead of at its
+     * timeout.
+     */
+    private void portClosed(InetSocketAddress peer) {
+        OverlayException refused = new OverlayException(OverlayException.Reason.REFUSED, "overlay peer "
+                + peer.getHostString() + ":" + peer.getPort() + " is gone: its port is closed (ICMP port unreachable)");
+        destinations.forEach((id, to) -> {
+            if (to.equals(peer)) {
+                pending.fail(id, refused);
+            }
+        });
     }
 
     private long randomId() {

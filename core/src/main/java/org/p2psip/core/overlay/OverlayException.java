@@ -11,8 +11,11 @@ public class OverlayException extends RuntimeException {
      * {@code BACKED_OFF}: never sent, because as many requests to the peer
      * were already in flight as its window allows ({@link WindowedTransport});
      * it says nothing about the peer's health and may be retried.
+     * {@code REFUSED}: the peer's host said nothing listens on its UDP port
+     * (ICMP port unreachable; {@link NettyUdpOverlayTransport}): unlike a
+     * timeout, proof that the peer's process is gone.
      */
-    public enum Reason { TIMEOUT, UNREACHABLE, REMOTE_ERROR, CLOSED, BACKED_OFF }
+    public enum Reason { TIMEOUT, UNREACHABLE, REMOTE_ERROR, CLOSED, BACKED_OFF, REFUSED }
 
     private final Reason reason;
 

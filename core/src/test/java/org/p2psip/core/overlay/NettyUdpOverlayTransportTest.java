@@ -109,6 +109,32 @@ class NettyUdpOverlayTransportTest {
     }
 
     @Test
+    void aRequestToAClosedPortFailsAsRefusedLongBeforeItsTimeout() throws Exception {
+        NettyUdpOverlayTransport client = start("s", Duration.ofMillis(50), ECHO);
+        int closed;
+        try (DatagramSocket gone = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            closed = gone.getLocalPort();
+        }
+        long started = System.nanoTime();
+        OverlayException e = failure(client.request(new HostPort("127.0.0.1", closed), 1, new byte[] {1},
+                Duration.ofSeconds(8)));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertEquals(OverlayException.Reason.REFUSED, e.reason(), e.getMessage());
+        assertTrue(e.getMessage().contains("port is closed"), e.getMessage());
+        assertTrue(tookMillis < 4_000, "refused after " + tookMillis + " ms, not at the 8 s timeout");
+    }
+
+    @Test
+    void aBoundButSilentPeerIsNotTakenForClosed() throws Exception {
+        NettyUdpOverlayTransport client = start("s", Duration.ofMillis(50), ECHO);
+        try (DatagramSocket silent = new DatagramSocket(0, InetAddress.getByName("127.0.0.1"))) {
+            OverlayException e = failure(client.request(new HostPort("127.0.0.1", silent.getLocalPort()), 1,
+                    new byte[] {1}, Duration.ofMillis(800)));
+            assertEquals(OverlayException.Reason.TIMEOUT, e.reason(), e.getMessage());
+        }
+    }
+
+    @Test
     void remoteFailureArrivesAsRemoteError() throws Exception {
         NettyUdpOverlayTransport server = start("s", Duration.ofMillis(100),
                 (type, payload) -> CompletableFuture.failedFuture(new IllegalStateException("no such key")));

@@ -82,6 +82,10 @@ public final class SealedDatagrams {
             } catch (SocketTimeoutException e) {
                 return null;
             }
+            if (packet.getLength() < DatagramFraming.FRAGMENT_HEADER_BYTES) {
+                // A node's check that this port is open ({@code ClosedPortCheck}); the transport ignores it too.
+                continue;
+            }
             // A single fragment: frameId(8) index(2) count(2), then the sealed frame.
             byte[] sealed = Arrays.copyOfRange(buffer, DatagramFraming.FRAGMENT_HEADER_BYTES, packet.getLength());
             DatagramSeal.Opened opened = seal.open(sealed, local, System.currentTimeMillis());

@@ -98,6 +98,12 @@ final class ContactHealth {
         return strikes.excuses(TimeUnit.MILLISECONDS.toNanos(nowMillis));
     }
 
+    /** {@code c}'s port is closed: its strikes are moot, and it is suspected from {@code nowMillis}. */
+    void gone(Contact c, long nowMillis) {
+        strikes.forgotten(c.id());
+        suspect(c, nowMillis);
+    }
+
     void suspect(Contact c, long nowMillis) {
         suspected.put(c.id(), new Suspect(c, nowMillis, nowMillis));
     }

@@ -227,6 +227,9 @@ final class KademliaClient {
             if (error == null) {
                 observe(peer);
             } else if (OwnerThread.unwrap(error) instanceof OverlayException o
+                    && o.reason() == OverlayException.Reason.REFUSED) {
+                gone(peer, o.getMessage());
+            } else if (OwnerThread.unwrap(error) instanceof OverlayException o
                     && o.reason() != OverlayException.Reason.REMOTE_ERROR
                     && o.reason() != OverlayException.Reason.BACKED_OFF) {
                 strike(peer, "type " + type, error);
@@ -248,6 +251,19 @@ final class KademliaClient {
             } else {
                 LOG.info("{} evicts {}: {}", self.overlay(), peer.overlay(), why);
             }
+        }
+    }
+
+    /**
+     * {@code peer}'s host says its port is closed: its process is gone, which
+     * no lag of this node's explains, so it leaves the routing table at the
+     * first refusal instead of after {@link ContactHealth#STRIKES} timeouts.
+     * It is suspected like a silent one, so a restarted node is found again.
+     */
+    private void gone(Contact peer, String why) {
+        if (table.remove(peer.id())) {
+            health.gone(peer, runtime.millis());
+            LOG.info("{} evicts {}: {}", self.overlay(), peer.overlay(), why);
         }
     }
 

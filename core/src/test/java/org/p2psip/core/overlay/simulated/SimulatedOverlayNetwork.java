@@ -31,7 +31,8 @@ import org.p2psip.core.overlay.OverlayTransport;
  * comes back as {@code REMOTE_ERROR} with its message; a closed node is
  * silent (as a dead UDP peer) or, on a {@link Semantics#STREAM} network,
  * refuses the connection at once ({@code UNREACHABLE}), as a killed process
- * on a live host does over TCP.
+ * on a live host does over TCP; a datagram network may be told to refuse
+ * too ({@link #closedPortsRefuse}: {@code REFUSED}, as ICMP says over UDP).
  */
 public final class SimulatedOverlayNetwork {
 
@@ -50,6 +51,7 @@ public final class SimulatedOverlayNetwork {
     private long minDelayNanos = Duration.ofMillis(1).toNanos();
     private long maxDelayNanos = Duration.ofMillis(5).toNanos();
     private double loss;
+    private boolean closedPortsRefuse;
     private long retransmitNanos = Duration.ofMillis(150).toNanos();
     private long nextRequestId;
     private long sent;
@@ -76,6 +78,15 @@ public final class SimulatedOverlayNetwork {
             throw new IllegalArgumentException("the first retransmission must come after a positive delay");
         }
         this.retransmitNanos = first.toNanos();
+    }
+
+    /**
+     * On a datagram network, whether a closed node's host refuses what is
+     * sent to it ({@code REFUSED}, as ICMP port unreachable tells the real
+     * UDP transport) rather than staying silent (a host that is gone).
+     */
+    public void closedPortsRefuse(boolean refuse) {
+        this.closedPortsRefuse = refuse;
     }
 
     /** The probability that any one message is lost. */
@@ -215,6 +226,11 @@ public final class SimulatedOverlayNetwork {
                     if (semantics == Semantics.STREAM) {
                         deliver(peer, address, () -> answer.completeExceptionally(new OverlayException(
                                 Reason.UNREACHABLE, "cannot connect to overlay peer " + peer + ": refused")));
+                    } else if (closedPortsRefuse) {
+                        // The UDP transport asks the peer's host at its first resend, and hears back a trip later.
+                        time.at(retransmitNanos, () -> deliver(peer, address, () -> answer.completeExceptionally(
+                                new OverlayException(Reason.REFUSED, "overlay peer " + peer
+                                        + " is gone: its port is closed"))));
                     }
                     return;
                 }
