@@ -54,11 +54,6 @@ import io.netty.util.concurrent.ScheduledFuture;
  * {@code owner} policy, and an answer without it clears what the node said
  * before. A node taken out loses its claim.
  *
- * <p>A node whose port is closed ({@link ClosedPortWatch}: ICMP port
- * unreachable, seen on a socket connected to the node) is down at once: a
- * process that died leaves no doubt, and each interval spent waiting for
- * its silence to count loses the requests sent to it meanwhile.
- *
  * <p>It sits in the UDP pipeline before the router and takes the answers to
  * its probes (recognised by their branch) out of the stream. All its state
  * is touched only on the channel's event loop, which also runs the timer,
@@ -76,12 +71,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     public static final String ALIASES = "P2psip-Aliases";
     /** The header in which a node's 503 to its probe says it is not ready yet ({@code no}): it is warming up. */
     public static final String READY = "P2psip-Ready";
-    /**
-     * How often a node's port is pinged for a refusal: a dead node's share of
-     * the requests is lost for half of this on average, and a ping costs a
-     * node one tiny datagram.
-     */
-    static final long PING_MILLIS = 100;
 
     /** What one sign of life says about the node's readiness. */
     private enum Readiness { READY, NOT_READY, UNSAID }
@@ -94,7 +83,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private final BalancerIdentity self;
     private final long intervalMillis;
     private final int failuresToDown;
-    private final ClosedPortWatch watch;
     private final Map<InetSocketAddress, Integer> byAddress = new HashMap<>();
     private final boolean[] probed;
     private final boolean[] heard;
@@ -104,7 +92,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private final long[] sentAtNanos;
     private int sequence;
     private ScheduledFuture<?> timer;
-    private ScheduledFuture<?> pinger;
 
     /** A health checker without slow start. */
     public HealthChecker(NodeSet nodes, KeyOwners owners, ProbeRoundTrips roundTrips, LongSupplier nanoClock,
@@ -120,13 +107,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
      */
     public HealthChecker(NodeSet nodes, KeyOwners owners, SlowStart slowStart, ProbeRoundTrips roundTrips,
                          LongSupplier nanoClock, BalancerIdentity self, Duration interval, int failuresToDown) {
-        this(nodes, owners, slowStart, roundTrips, nanoClock, self, interval, failuresToDown, ClosedPortWatch.NONE);
-    }
-
-    /** @param watch how a node's closed port is noticed, pinged every {@value #PING_MILLIS} ms */
-    public HealthChecker(NodeSet nodes, KeyOwners owners, SlowStart slowStart, ProbeRoundTrips roundTrips,
-                         LongSupplier nanoClock, BalancerIdentity self, Duration interval, int failuresToDown,
-                         ClosedPortWatch watch) {
         if (interval.toMillis() < 1 || failuresToDown < 1) {
             throw new IllegalArgumentException("probe interval and failure count must be positive");
         }
@@ -138,7 +118,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         this.self = self;
         this.intervalMillis = interval.toMillis();
         this.failuresToDown = failuresToDown;
-        this.watch = watch;
         this.probed = new boolean[nodes.all().size()];
         this.heard = new boolean[nodes.all().size()];
         this.failures = new int[nodes.all().size()];
@@ -194,21 +173,12 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private void start(ChannelHandlerContext ctx) {
         if (timer == null) {
             timer = ctx.executor().scheduleAtFixedRate(() -> probe(ctx), 0, intervalMillis, TimeUnit.MILLISECONDS);
-            if (watch != ClosedPortWatch.NONE) {
-                watch.open(ctx.channel().eventLoop(), nodes, this::refused);
-                pinger = ctx.executor().scheduleAtFixedRate(this::ping, PING_MILLIS, PING_MILLIS,
-                        TimeUnit.MILLISECONDS);
-            }
         }
     }
 
     private void stop() {
         if (timer != null) {
             timer.cancel(false);
-        }
-        if (pinger != null) {
-            pinger.cancel(false);
-            watch.close();
         }
     }
 
@@ -231,26 +201,6 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
             sentSequence[i] = sequence;
             sentAtNanos[i] = now;
             ctx.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(options(node, sequence)), node.socket()));
-        }
-    }
-
-    private void ping() {
-        for (NodeSet.Node node : nodes.all()) {
-            watch.ping(node);
-        }
-    }
-
-    /**
-     * Node {@code index}'s port refused a ping (ICMP port unreachable):
-     * nothing listens there, so it is down now rather than after
-     * {@code failuresToDown} silent rounds. Its next answer puts it back.
-     */
-    private void refused(int index) {
-        failures[index] = Math.max(failures[index], failuresToDown);
-        if (nodes.markDown(index)) {
-            owners.claim(index, Optional.empty());
-            slowStart.cancel(index);
-            LOG.warn("node {} is down: its port is closed (ICMP port unreachable)", nodes.all().get(index).address());
         }
     }
 

@@ -224,8 +224,7 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("parse", parser)
                                     .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
                                             edge.roundTrips(), System::nanoTime, self,
-                                            settings.probeInterval(), settings.probeFailures(),
-                                            new ConnectedUdpPortWatch(bindAddress)))
+                                            settings.probeInterval(), settings.probeFailures()))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -106,17 +105,12 @@ final class LbWire {
         private final Thread reader;
         private final List<Received> inbox = new ArrayList<>();
         private final List<Received> all = new ArrayList<>();
-        private final AtomicLong keepAlives = new AtomicLong();
 
         record Received(SipText text, byte[] bytes, InetSocketAddress from) {
         }
 
         Udp(String address) throws IOException {
-            this(address, 0);
-        }
-
-        Udp(String address, int port) throws IOException {
-            socket = new DatagramSocket(new InetSocketAddress(address, port));
+            socket = new DatagramSocket(new InetSocketAddress(address, 0));
             socket.setReceiveBufferSize(1 << 20);
             reader = new Thread(this::readLoop, "lb-test-udp-" + socket.getLocalPort());
             reader.setDaemon(true);
@@ -192,11 +186,6 @@ final class LbWire {
                 try {
                     socket.receive(p);
                     byte[] bytes = java.util.Arrays.copyOf(p.getData(), p.getLength());
-                    if (isKeepAlive(bytes)) {
-                        // The balancer's CRLF ping of the port; a SIP stack ignores it (RFC 3261 §7.5).
-                        keepAlives.incrementAndGet();
-                        continue;
-                    }
                     Received r = new Received(SipText.parse(bytes, bytes.length), bytes,
                             (InetSocketAddress) p.getSocketAddress());
                     synchronized (inbox) {
@@ -211,20 +200,6 @@ final class LbWire {
                     }
                 }
             }
-        }
-
-        private static boolean isKeepAlive(byte[] bytes) {
-            for (byte b : bytes) {
-                if (b != '\r' && b != '\n') {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** How many CRLF keep-alives have arrived. */
-        long keepAlives() {
-            return keepAlives.get();
         }
 
         @Override
@@ -245,12 +220,7 @@ final class LbWire {
         volatile Function<SipText, String> probeResponder = r -> r.response(200, "OK", "stub");
 
         StubNode() throws IOException {
-            this(0);
-        }
-
-        /** A stub on {@code port} of 127.0.0.1: a node that comes back where it was. */
-        StubNode(int port) throws IOException {
-            super("127.0.0.1", port);
+            super("127.0.0.1");
         }
 
         @Override
