@@ -31,7 +31,8 @@ import io.netty.util.concurrent.ScheduledFuture;
  * failure; after {@code failuresToDown} consecutive failures the node is
  * taken out, and the next sign of life puts it back. Signs of life are a
  * final response to any probe — the node is alive enough to speak SIP —
- * and any response the node sends through the balancer: a node answering a
+ * and any response the node sends through the balancer, on this socket or
+ * on the node-side one ({@link NodeResponses}): a node answering a
  * thousand requests a second is alive even if its answer to one OPTIONS is
  * slower than the interval, and must not be taken out just because it is
  * busy (which would hand its load to the others, and then take them out
@@ -83,6 +84,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
     private final BalancerIdentity self;
     private final long intervalMillis;
     private final int failuresToDown;
+    private final NodeResponses responses;
     private final Map<InetSocketAddress, Integer> byAddress = new HashMap<>();
     private final boolean[] probed;
     private final boolean[] heard;
@@ -107,6 +109,14 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
      */
     public HealthChecker(NodeSet nodes, KeyOwners owners, SlowStart slowStart, ProbeRoundTrips roundTrips,
                          LongSupplier nanoClock, BalancerIdentity self, Duration interval, int failuresToDown) {
+        this(nodes, owners, slowStart, roundTrips, nanoClock, self, interval, failuresToDown,
+                new NodeResponses(nodes));
+    }
+
+    /** @param responses the responses the nodes sent the node-side socket, each a sign of life */
+    public HealthChecker(NodeSet nodes, KeyOwners owners, SlowStart slowStart, ProbeRoundTrips roundTrips,
+                         LongSupplier nanoClock, BalancerIdentity self, Duration interval, int failuresToDown,
+                         NodeResponses responses) {
         if (interval.toMillis() < 1 || failuresToDown < 1) {
             throw new IllegalArgumentException("probe interval and failure count must be positive");
         }
@@ -118,6 +128,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         this.self = self;
         this.intervalMillis = interval.toMillis();
         this.failuresToDown = failuresToDown;
+        this.responses = responses;
         this.probed = new boolean[nodes.all().size()];
         this.heard = new boolean[nodes.all().size()];
         this.failures = new int[nodes.all().size()];
@@ -187,6 +198,9 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         long now = nanoClock.getAsLong();
         for (NodeSet.Node node : nodes.all()) {
             int i = node.index();
+            if (responses.takeHeard(i)) {
+                heard(i, Readiness.UNSAID);
+            }
             if (probed[i] && !heard[i] && ++failures[i] >= failuresToDown && nodes.markDown(i)) {
                 owners.claim(i, Optional.empty());
                 slowStart.cancel(i);

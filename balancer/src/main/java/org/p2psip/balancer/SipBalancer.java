@@ -92,7 +92,8 @@ public final class SipBalancer implements AutoCloseable {
     /** What every pipeline shares. */
     private record Edge(BalancerSettings settings, NodeSet nodes, BalancerCounters counters,
                         TcpConnections connections, SourceGuard guard, ConnectionGate gate, BadInputReporter bad,
-                        NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips, SlowStart slowStart) {
+                        NodeLoad load, KeyOwners owners, ProbeRoundTrips roundTrips, SlowStart slowStart,
+                        NodeResponses responses) {
     }
 
     private SipBalancer(HostPort address, Edge edge, EventLoopGroup udpGroup, EventLoopGroup nodeGroup,
@@ -152,7 +153,8 @@ public final class SipBalancer implements AutoCloseable {
         Edge edge = new Edge(settings, nodes, counters, new TcpConnections(), guard,
                 new ConnectionGate(settings.connections(), guard, counters, bad), bad,
                 new NodeLoad(nodes.all().size()), new KeyOwners(nodes.all().size()),
-                new ProbeRoundTrips(nodes.all().size()), new SlowStart(nodes.all().size(), settings.slowStart()));
+                new ProbeRoundTrips(nodes.all().size()), new SlowStart(nodes.all().size(), settings.slowStart()),
+                new NodeResponses(nodes));
         EventLoopGroup udpGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-udp", true));
         EventLoopGroup nodeGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-nodes", true));
         EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("p2psip-lb-accept", true));
@@ -224,7 +226,8 @@ public final class SipBalancer implements AutoCloseable {
                                     .addLast("parse", parser)
                                     .addLast("health", new HealthChecker(nodes, edge.owners(), edge.slowStart(),
                                             edge.roundTrips(), System::nanoTime, self,
-                                            settings.probeInterval(), settings.probeFailures()))
+                                            settings.probeInterval(), settings.probeFailures(),
+                                            edge.responses()))
                                     .addLast("route", router);
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
@@ -260,6 +263,7 @@ public final class SipBalancer implements AutoCloseable {
                     .addLast("frame", new SipDatagramDecoder(settings.maxMessageBytes(), answers, counters,
                             edge.bad()))
                     .addLast("parse", parser)
+                    .addLast("alive", edge.responses())
                     .addLast("route", router);
             egress.udp = udp;
             egress.nodeSide = nodeSide;

@@ -119,6 +119,33 @@ class LbHealthCheckerTest {
     }
 
     @Test
+    void responsesOnTheNodeSideSocketKeepABusyNodeUpThoughItsProbesGoUnanswered() throws Exception {
+        NodeResponses responses = new NodeResponses(nodes);
+        EmbeddedChannel own = new EmbeddedChannel();
+        own.freezeTime();
+        own.pipeline().addLast(new SipParserHandler(new BalancerCounters()), new HealthChecker(nodes, owners,
+                slowStart, roundTrips, nanos::get, self, Duration.ofSeconds(1), 3, responses));
+        own.runPendingTasks();
+        own.runScheduledPendingTasks();
+        // The node-side pipeline's handler, as a node's answer to a forwarded REGISTER passes it.
+        EmbeddedChannel nodeSide = new EmbeddedChannel(new SipParserHandler(new BalancerCounters()), responses);
+        for (int round = 0; round < 5; round++) {
+            String ok = "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP 127.0.0.1:5060;branch=" + self.branchPrefix()
+                    + "r" + round + "\r\nFrom: <sip:a@b>;tag=1\r\nTo: <sip:a@b>;tag=2\r\nCall-ID: side" + round
+                    + "\r\nCSeq: 1 REGISTER\r\nContent-Length: 0\r\n\r\n";
+            nodeSide.writeInbound(new SipFrame(ok.getBytes(), nodes.all().get(0).socket(), Transport.UDP, 0));
+            SipMessage passed = nodeSide.readInbound();
+            assertEquals("side" + round, passed.callId(), "the response goes on to the router");
+            own.advanceTimeBy(1, TimeUnit.SECONDS);
+            own.runScheduledPendingTasks();
+        }
+        assertTrue(nodes.isUp(0), "answering requests is a sign of life");
+        assertFalse(nodes.isUp(1), "the silent one is out");
+        own.finishAndReleaseAll();
+        nodeSide.finishAndReleaseAll();
+    }
+
+    @Test
     void anAnswerToTheLatestProbeTimesTheNodesRoundTrip() throws Exception {
         assertEquals(-1, roundTrips.lastNanos(0), "no answer yet");
         Map<Integer, SipMessage> first = drainProbes();

@@ -82,6 +82,23 @@ class LbNodeSideIntegrationTest {
     }
 
     @Test
+    void aNodeWhoseProbesGoUnansweredStaysUpWhileItAnswersRequestsToTheNodeSide() throws Exception {
+        // A node so busy that its OPTIONS waits behind the requests it is answering (probes every 200 ms;
+        // three silent rounds would take it out).
+        node.probeResponder = r -> null;
+        try (Udp phone = new Udp("127.0.0.2")) {
+            long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            int sent = 0;
+            while (System.nanoTime() < until) {
+                phone.send(LbWire.request("OPTIONS", phone.hostPort().toString(), "UDP", "busy-" + sent++
+                        + "-" + LbWire.callId(), ""), balancer.address());
+                Thread.sleep(50);
+            }
+            assertTrue(balancer.nodes().isUp(0), "its answers came back to the node-side socket: alive");
+        }
+    }
+
+    @Test
     void probesComeFromThePublicAddressWhichTheNodesTellTheirKeysTo() throws Exception {
         // A node tells its key ranges only to probes from the balancer's address (the one it record-routes
         // through), and its stack answers to the datagram's source: both are the public socket.
