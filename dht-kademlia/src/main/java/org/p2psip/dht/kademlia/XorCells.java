@@ -40,15 +40,8 @@ final class XorCells {
      * down to blocks of depth {@value #MAX_DEPTH}.
      */
     static KeyRangeSet of(long self, Collection<Long> others) {
-        List<Long> candidates = new ArrayList<>(others.size() + 1);
-        candidates.add(self);
-        for (long o : others) {
-            if (o != self && !candidates.contains(o)) {
-                candidates.add(o);
-            }
-        }
         List<KeyRange> out = new ArrayList<>();
-        walk(0, 0, candidates, self, out);
+        walk(0, 0, candidates(self, others), self, out);
         return KeyRangeSet.of(out);
     }
 
@@ -60,13 +53,7 @@ final class XorCells {
      * on {@code self}'s side and half to the rest.
      */
     static double share(long self, Collection<Long> others) {
-        List<Long> candidates = new ArrayList<>(others.size() + 1);
-        candidates.add(self);
-        for (long o : others) {
-            if (o != self && !candidates.contains(o)) {
-                candidates.add(o);
-            }
-        }
+        List<Long> candidates = candidates(self, others);
         double share = 1;
         while (candidates.size() > 1) {
             long differing = 0;
@@ -78,6 +65,18 @@ final class XorCells {
             share /= 2;
         }
         return share;
+    }
+
+    /** {@code self} first, then each other point once. */
+    private static List<Long> candidates(long self, Collection<Long> others) {
+        List<Long> candidates = new ArrayList<>(others.size() + 1);
+        candidates.add(self);
+        for (long o : others) {
+            if (o != self && !candidates.contains(o)) {
+                candidates.add(o);
+            }
+        }
+        return candidates;
     }
 
     /** The block of points sharing {@code base}'s top {@code depth} bits, with its closest candidates. */
