@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
+import org.p2psip.core.guard.RetryAfterSpread;
 import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.tls.TlsListener;
@@ -22,7 +23,8 @@ import org.p2psip.core.tls.TlsListener;
  * @param probeFailures  consecutive unanswered probes that take a node out
  * @param maxMessageBytes largest message accepted on any transport; a larger request gets 513 (RFC 3261
  *                       §21.5.14) when enough of it arrived to answer, and a stream is then closed
- * @param retryAfterSeconds the Retry-After of the 503 sent when no node is up (RFC 3261 §21.5.4)
+ * @param retryAfterSeconds the least Retry-After of the 503 sent when no node is up or every one sheds (RFC 3261
+ *                       §21.5.4); each is drawn up to twice that ({@link RetryAfterSpread})
  * @param sourceLimits   per-source rate and ban ({@link SourceLimits#OFF}: none)
  * @param trustedSources addresses never limited, besides the nodes' own (which always are)
  * @param connections    idle timeout, message deadline and connection caps for TCP and TLS clients
@@ -79,8 +81,8 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
             throw new IllegalArgumentException("the message size limit must be between " + MIN_MAX_MESSAGE_BYTES
                     + " and " + DEFAULT_MAX_MESSAGE_BYTES + " bytes, not " + maxMessageBytes);
         }
-        if (retryAfterSeconds < 0) {
-            throw new IllegalArgumentException("Retry-After must not be negative");
+        if (retryAfterSeconds < 0 || retryAfterSeconds > RetryAfterSpread.MAX_SECONDS) {
+            throw new IllegalArgumentException("Retry-After must be 0.." + RetryAfterSpread.MAX_SECONDS + " seconds");
         }
         if (slowStart.isNegative()) {
             throw new IllegalArgumentException("the slow-start window must not be negative");

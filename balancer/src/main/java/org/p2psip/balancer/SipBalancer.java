@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -215,7 +216,8 @@ public final class SipBalancer implements AutoCloseable {
             LocalAnswers answers = new LocalAnswers(self);
             SipRouter router = new SipRouter(self, new NodeSelector(settings.policy(), nodes, edge.owners(), edge.load(),
                     counters, edge.slowStart()),
-                    nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, new FlowTokens());
+                    nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, ThreadLocalRandom::current,
+                    new FlowTokens());
             ChannelFuture udpBind = datagramBootstrap(udpGroup)
                     .handler(new ChannelInitializer<DatagramChannel>() {
                         @Override

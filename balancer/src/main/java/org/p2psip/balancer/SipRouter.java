@@ -7,8 +7,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
+import org.p2psip.core.guard.RetryAfterSpread;
 import org.p2psip.core.net.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +86,8 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
     private final NodeSelector selector;
     private final Egress egress;
     private final BalancerCounters counters;
-    private final int retryAfterSeconds;
+    private final RetryAfterSpread retryAfter;
+    private final Supplier<RandomGenerator> random;
     private final byte[] branchPrefix;
     private final LocalAnswers answers;
     private final NodeSet nodes;
@@ -93,22 +98,28 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
 
     public SipRouter(BalancerIdentity self, NodeSelector selector, Egress egress, BalancerCounters counters,
                      int retryAfterSeconds) {
-        this(self, selector, null, egress, counters, retryAfterSeconds, System::nanoTime, new FlowTokens());
+        this(self, selector, null, egress, counters, retryAfterSeconds, System::nanoTime, ThreadLocalRandom::current,
+                new FlowTokens());
     }
 
     /**
      * @param nodes    the nodes, to tell which one sent a response (for its load); null: no load tracking
+     * @param retryAfterSeconds the least Retry-After of the balancer's own 503s; each is drawn up to twice that
+     *                 ({@link RetryAfterSpread})
      * @param nanoTime the clock load decisions are made by
+     * @param random   where those Retry-After values are drawn from, for the calling thread
      * @param flows    the tokens of this balancer's client connections (RFC 5626 flows)
      */
     public SipRouter(BalancerIdentity self, NodeSelector selector, NodeSet nodes, Egress egress,
-                     BalancerCounters counters, int retryAfterSeconds, LongSupplier nanoTime, FlowTokens flows) {
+                     BalancerCounters counters, int retryAfterSeconds, LongSupplier nanoTime,
+                     Supplier<RandomGenerator> random, FlowTokens flows) {
         this.self = self;
         this.selector = selector;
         this.nodes = nodes;
         this.egress = egress;
         this.counters = counters;
-        this.retryAfterSeconds = retryAfterSeconds;
+        this.retryAfter = new RetryAfterSpread(retryAfterSeconds);
+        this.random = random;
         this.nanoTime = nanoTime;
         this.flows = flows;
         this.failovers = nodes == null ? null : new FailoverRequests();
@@ -168,7 +179,7 @@ public final class SipRouter extends SimpleChannelInboundHandler<SipMessage> {
         } else {
             Optional<NodeSet.Node> node = selector.choose(m, nanoTime.getAsLong());
             if (node.isEmpty()) {
-                answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfterSeconds);
+                answer(m, 503, "Service Unavailable", "Retry-After: " + retryAfter.draw(random.get()));
                 return;
             }
             destination = node.get().socket();

@@ -12,7 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.p2psip.core.net.HostPort;
@@ -223,6 +228,7 @@ class LbOverloadTest {
     private final BalancerIdentity self = BalancerIdentity.of(HostPort.parse("127.0.0.1:5060"));
     private final BalancerCounters counters = new BalancerCounters();
     private final AtomicLong clock = new AtomicLong(T0);
+    private final SplittableRandom random = new SplittableRandom(7);
     private final List<String[]> sent = new ArrayList<>();
     private final Egress egress = new Egress() {
         @Override
@@ -250,7 +256,7 @@ class LbOverloadTest {
     private EmbeddedChannel router() {
         return new EmbeddedChannel(new SipParserHandler(counters),
                 new SipRouter(self, new NodeSelector(BalancingPolicy.CALL_ID, nodes, new KeyOwners(3), load, counters),
-                        nodes, egress, counters, 7, clock::get, new FlowTokens()));
+                        nodes, egress, counters, 7, clock::get, () -> random, new FlowTokens()));
     }
 
     /** Forwards a request and returns what the node got and which node it was. */
@@ -409,17 +415,23 @@ class LbOverloadTest {
     }
 
     @Test
-    void aRequestEveryNodeShedsGets503() {
+    void requestsEveryNodeShedsGet503sWhoseRetryAfterIsSpreadFromTheWaitToTwiceIt() {
         EmbeddedChannel ch = router();
         for (int i = 0; i < 3; i++) {
             load.overloadControl(i, new OverloadControl(100, 10_000, BigDecimal.ONE), clock.get());
         }
 
-        ch.writeInbound(LbText.udp(LbText.register("sip:a@b", "shed")));
-
-        String[] out = sent.remove(0);
-        assertEquals("client", out[0]);
-        assertTrue(out[2].startsWith("SIP/2.0 503 "), out[2]);
-        assertTrue(out[2].contains("Retry-After: 7"), out[2]);
+        Set<Long> waits = new TreeSet<>();
+        for (int i = 0; i < 200; i++) {
+            ch.writeInbound(LbText.udp(LbText.register("sip:a" + i + "@b", "shed-" + i)));
+            String[] out = sent.remove(0);
+            assertEquals("client", out[0]);
+            assertTrue(out[2].startsWith("SIP/2.0 503 "), out[2]);
+            Matcher m = Pattern.compile("\r\nRetry-After: (\\d+)\r\n").matcher(out[2]);
+            assertTrue(m.find(), out[2]);
+            waits.add(Long.parseLong(m.group(1)));
+        }
+        // Clients refused together come back over a window as long as the wait, never sooner than it.
+        assertEquals(new TreeSet<>(List.of(7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L)), waits);
     }
 }
