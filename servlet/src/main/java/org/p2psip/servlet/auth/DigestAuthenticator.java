@@ -66,6 +66,11 @@ public final class DigestAuthenticator {
         this.clock = clock;
     }
 
+    /** Whether {@code aor} is a provisioned user: it has credentials in the cluster's store. */
+    public CompletableFuture<Boolean> provisioned(AddressOfRecord aor) {
+        return credentials.find(aor).thenApply(Optional::isPresent);
+    }
+
     /**
      * Checks the credentials {@code request} carries for {@code realm}.
      *

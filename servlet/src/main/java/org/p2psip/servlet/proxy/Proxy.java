@@ -57,8 +57,9 @@ import org.slf4j.LoggerFactory;
  *       a request from a strict router gets its Request-URI back from the
  *       last Route.</li>
  *   <li>§16.5 targets: with Route values left, the Request-URI as is;
- *       otherwise the bindings of the Request-URI's address-of-record,
- *       404 when there are none. An in-dialog request routed here by our
+ *       otherwise the bindings of the Request-URI's address-of-record;
+ *       when there are none, 480, or 404 for a caller that authenticated
+ *       and asked for someone who is no user here. An in-dialog request routed here by our
  *       Record-Route goes straight to its Request-URI. Requests that never
  *       carried our Route (SIPp's built-in scenarios ignore Record-Route
  *       and send ACK and BYE to the AOR) are routed by lookup like initial
@@ -179,7 +180,7 @@ public final class Proxy {
         RelayRules.Facts facts = new RelayRules.Facts(from.isPresent(), targetIsLocal(processed), routing.recorded());
         switch (RelayRules.beforeAuthentication(facts, trust.authenticator().isPresent())) {
             case FORBID -> context.reject(Response.FORBIDDEN, "Relaying forbidden");
-            case FORWARD -> resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request),
+            case FORWARD -> resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request), false,
                     context::start, context::reject, refusal(inDialog, request, context));
             case AUTHENTICATE -> authenticate(request, processed, routing, inDialog, from.orElseThrow(), context);
         }
@@ -214,8 +215,8 @@ public final class Proxy {
                 context.reject(Response.FORBIDDEN, "Forbidden: From does not match the credentials");
             } else {
                 DigestAuthenticator.consume(processed, realm);
-                resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request), context::start,
-                        context::reject, refusal);
+                resolve(processed, routing.routedHere(), inDialog, passedThroughCluster(request), true,
+                        context::start, context::reject, refusal);
             }
         };
         if (done.isDone()) {
@@ -289,7 +290,7 @@ public final class Proxy {
             LOG.debug("dropping ACK towards foreign {}", processed.getRequestURI());
             return;
         }
-        resolve(processed, routing.routedHere(), toTag(ack) != null, passedThroughCluster(ack), groups -> {
+        resolve(processed, routing.routedHere(), toTag(ack) != null, passedThroughCluster(ack), false, groups -> {
             Target first = groups.get(0).get(0);
             try {
                 forwarder.sendStatelessly(forwarder.statelessCopyFor(ack, processed, first));
@@ -394,9 +395,13 @@ public final class Proxy {
      * highest q first, to {@code onTargets}, or a status to {@code onReject};
      * runs {@code onRefused}, when given, instead of a lookup the DHT
      * admission refuses.
+     *
+     * @param authenticated the sender proved who it is (Proxy-Authorization), so it may learn whether a local
+     *                      target without bindings exists ({@link #noTargets})
      */
     private void resolve(Request processed, boolean routedHere, boolean inDialog, boolean passedThroughCluster,
-                         Consumer<List<List<Target>>> onTargets, Rejection onReject, Optional<Runnable> onRefused) {
+                         boolean authenticated, Consumer<List<List<Target>>> onTargets, Rejection onReject,
+                         Optional<Runnable> onRefused) {
         URI uri = processed.getRequestURI();
         if (processed.getHeader(RouteHeader.NAME) != null || (routedHere && inDialog)) {
             onTargets.accept(List.of(List.of(Target.direct(uri))));
@@ -428,10 +433,10 @@ public final class Proxy {
                         trust.maxBranchesPerHost(), passedThroughCluster);
                 if (!bindings.isEmpty()) {
                     onTargets.accept(groups(bindings));
-                } else if (routedHere) {
+                } else if (routedHere && namesAnEndpoint(uri)) {
                     onTargets.accept(List.of(List.of(Target.direct(uri))));
                 } else {
-                    onReject.reject(Response.NOT_FOUND, "Not Found");
+                    noTargets(aor, authenticated, onReject);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("location lookup for {} failed: {}", aor, String.valueOf(e.getCause() != null ? e.getCause() : e));
@@ -443,6 +448,50 @@ public final class Proxy {
         } else {
             done.whenCompleteAsync((b, e) -> next.run(), completions);
         }
+    }
+
+    /**
+     * Whether a Request-URI in a served domain that has no bindings can
+     * still be forwarded to as it is: it names a host and port (a phone's
+     * contact, say, in a request routed here) that is not this cluster's own
+     * alias. A bare domain or an alias would lead back here, or to a DNS
+     * lookup of the served domain that fails.
+     */
+    private boolean namesAnEndpoint(URI uri) {
+        if (!(uri instanceof SipURI s) || s.getPort() <= 0) {
+            return false;
+        }
+        return !trust.domains().isAlias(s.getHost(), s.getPort());
+    }
+
+    /**
+     * The answer for a local target with no bindings (RFC 3261 §16.5: an
+     * empty target set, 480 Temporarily Unavailable): 404 when it is not a
+     * provisioned user (§21.4.5), which only a sender that authenticated
+     * learns, so that strangers cannot list the users by calling them. With
+     * {@code --auth none} no user is provisioned and every such target is
+     * unknown: 404.
+     */
+    private void noTargets(AddressOfRecord aor, boolean authenticated, Rejection onReject) {
+        Optional<DigestAuthenticator> authenticator = trust.authenticator();
+        if (authenticator.isEmpty()) {
+            onReject.reject(Response.NOT_FOUND, "Not Found");
+            return;
+        }
+        if (!authenticated) {
+            onReject.reject(Response.TEMPORARILY_UNAVAILABLE, "Temporarily Unavailable");
+            return;
+        }
+        DhtAdmission.timed(() -> authenticator.get().provisioned(aor), timeout).whenCompleteAsync((known, e) -> {
+            if (e != null) {
+                LOG.debug("could not tell whether {} is provisioned: {}", aor, e.toString());
+            }
+            if (e == null && !known) {
+                onReject.reject(Response.NOT_FOUND, "Not Found");
+            } else {
+                onReject.reject(Response.TEMPORARILY_UNAVAILABLE, "Temporarily Unavailable");
+            }
+        }, completions);
     }
 
     /** Bindings (already highest q first) as {@link ForkPlan} groups them. */
