@@ -91,7 +91,7 @@ final class LbCommand implements Callable<Integer> {
 
     @Option(names = "--slow-start", paramLabel = "SECONDS",
             description = "How long a node that turns ready (after warming up, or after being down) takes to get its "
-                    + "full share of new requests: its share rises linearly from 10 % to all of it over this many "
+                    + "full share of new requests: its share rises linearly from 10 %% to all of it over this many "
                     + "seconds, so a freshly started JVM is not handed a full load while it is still slow. Nodes "
                     + "ready at the balancer's first probes get their full share at once. A node warming up (its "
                     + "probe answered 503 with P2psip-Ready: no) gets no new requests at all. 0 turns slow start "

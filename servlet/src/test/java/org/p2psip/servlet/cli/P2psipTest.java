@@ -1,11 +1,14 @@
 package org.p2psip.servlet.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.DatagramSocket;
@@ -208,6 +211,35 @@ class P2psipTest {
             assertTrue(r.out().contains("Usage:"), r.out());
         }
         assertTrue(run("node", "--help").out().contains("--max-contacts"));
+    }
+
+    /** A bare % in a description is a format error picocli reports on stderr and then prints the text raw. */
+    @Test
+    void everyCommandsHelpFormatsWithoutAWarning() {
+        List<CommandLine> commands = new ArrayList<>();
+        collect(P2psip.commandLine(), commands);
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+        try {
+            for (CommandLine command : commands) {
+                assertTrue(command.getUsageMessage().contains("Usage:"), command.getCommandName());
+            }
+        } finally {
+            System.setErr(stderr);
+        }
+        String printed = warnings.toString(StandardCharsets.UTF_8);
+        assertTrue(commands.size() > 10, commands.size() + " commands");
+        assertFalse(printed.contains("Could not format"), printed);
+    }
+
+    private static void collect(CommandLine command, List<CommandLine> into) {
+        into.add(command);
+        command.getSubcommands().forEach((name, sub) -> {
+            if (sub.getCommandName().equals(name)) {
+                collect(sub, into);
+            }
+        });
     }
 
     @Test
