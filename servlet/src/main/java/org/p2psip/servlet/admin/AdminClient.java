@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
 import org.p2psip.core.auth.UserCredentials;
 import org.p2psip.core.location.AddressOfRecord;
@@ -215,29 +216,52 @@ public final class AdminClient {
             throw new AdminException("'" + text + "' is not a user address: " + e.getMessage());
         }
         if (aor.user().isEmpty()) {
-            throw new AdminException("'" + text + "' has no user part");
+            throw new AdminException(missingPart(text, domains.defaultDomain()));
         }
         return domains.canonical(aor).map(a -> new AddressOfRecord(a.user(), a.host(), OptionalInt.empty()))
                 .orElseThrow(() -> new AdminException("'" + text + "': domain " + aor.host()
                         + " is not served by this cluster (serves " + String.join(", ", domains.domains()) + ")"));
     }
 
+    /**
+     * What {@code text}, a user address without a user part, lacks: a bare
+     * {@code bob} parses as a host, but what its writer left out is the
+     * domain.
+     */
+    public static String missingPart(String text, String domain) {
+        String bare = text.replaceFirst("(?i)^sips?:", "");
+        if (!bare.isEmpty() && bare.indexOf('@') < 0) {
+            return "'" + text + "' has no domain: write it as " + bare + "@" + domain;
+        }
+        return "'" + text + "' has no user part";
+    }
+
+    /** The first answer of the nodes in turn; when none answers, one error that names every one tried. */
     private String call(String method, String path, String body) throws AdminException {
-        AdminException last = null;
+        List<Unreachable> failures = new ArrayList<>();
         for (HostPort node : nodes) {
             try {
                 return callOne(node, method, path, body);
             } catch (Unreachable e) {
-                last = e;
+                failures.add(e);
             }
         }
-        throw last;
+        if (failures.size() == 1) {
+            throw failures.get(0);
+        }
+        throw new AdminException("no admin endpoint answered: " + failures.stream()
+                .map(f -> f.node + " (" + f.reason + ")").collect(Collectors.joining(", ")));
     }
 
     /** A node that could not be reached: the next one may answer. */
     private static final class Unreachable extends AdminException {
-        Unreachable(String message) {
+        final HostPort node;
+        final String reason;
+
+        Unreachable(HostPort node, String reason, String message) {
             super(message);
+            this.node = node;
+            this.reason = reason;
         }
     }
 
@@ -254,9 +278,10 @@ public final class AdminClient {
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (ConnectException | HttpTimeoutException e) {
-            throw new Unreachable("no admin endpoint answers at " + node);
+            throw new Unreachable(node, "no answer", "no admin endpoint answers at " + node);
         } catch (IOException e) {
-            throw new Unreachable("admin endpoint " + node + ": " + e.getMessage());
+            String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            throw new Unreachable(node, reason, "admin endpoint " + node + ": " + reason);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AdminException("interrupted");

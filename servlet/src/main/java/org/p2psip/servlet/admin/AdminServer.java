@@ -220,7 +220,7 @@ public final class AdminServer implements AutoCloseable {
         try {
             aor = AddressOfRecord.parse(name.regionMatches(true, 0, "sip:", 0, 4) ? name : "sip:" + name);
             if (aor.user().isEmpty()) {
-                throw new IllegalArgumentException("'" + name + "' has no user part");
+                throw new IllegalArgumentException(AdminClient.missingPart(name, domains.defaultDomain()));
             }
             requireServed(aor);
         } catch (IllegalArgumentException e) {

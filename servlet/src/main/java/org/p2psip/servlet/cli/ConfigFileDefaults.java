@@ -2,9 +2,7 @@ package org.p2psip.servlet.cli;
 
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -135,15 +133,10 @@ final class ConfigFileDefaults implements IDefaultValueProvider {
     private static String read(Path path) throws ConfigFileException {
         try {
             return Files.readString(path);
-        } catch (NoSuchFileException e) {
-            throw new ConfigFileException("cannot read " + path + ": no such file");
-        } catch (AccessDeniedException e) {
-            throw new ConfigFileException("cannot read " + path + ": permission denied");
         } catch (CharacterCodingException e) {
             throw new ConfigFileException(path + " is not UTF-8 text");
         } catch (IOException e) {
-            throw new ConfigFileException("cannot read " + path + ": "
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            throw new ConfigFileException(UnreadableFile.message(path, e));
         }
     }
 

@@ -70,7 +70,7 @@ final class UserCommand implements Runnable {
                 try {
                     secret = Files.readString(secretFile, StandardCharsets.UTF_8).strip();
                 } catch (IOException e) {
-                    throw new ParameterException(spec.commandLine(), "cannot read " + secretFile + ": " + e.getMessage());
+                    throw new ParameterException(spec.commandLine(), UnreadableFile.message(secretFile, e));
                 }
             } else {
                 secret = ClusterSecrets.resolve(null).orElseThrow(() -> new ParameterException(spec.commandLine(),
@@ -198,7 +198,7 @@ final class UserCommand implements Runnable {
             try {
                 lines = Files.readAllLines(file, StandardCharsets.UTF_8);
             } catch (IOException e) {
-                throw new AdminException("cannot read " + file + ": " + e.getMessage());
+                throw new AdminException(UnreadableFile.message(file, e));
             }
             long start = System.nanoTime();
             ServedDomains domains = client.domains();

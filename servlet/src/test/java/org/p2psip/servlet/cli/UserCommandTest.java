@@ -1,6 +1,7 @@
 package org.p2psip.servlet.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -154,5 +155,33 @@ class UserCommandTest {
         assertTrue(noPassword.err().contains("no password"), noPassword.err());
         assertEquals(1, unreachable.exit());
         assertTrue(unreachable.err().contains("no admin endpoint answers at 127.0.0.1:9"), unreachable.err());
+    }
+    @Test
+    void aUserWithoutADomainIsToldWhichPartIsMissing() {
+        Run r = user("secret\n", "add", "bob", "--password-stdin");
+
+        assertNotEquals(0, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("'bob' has no domain: write it as bob@p2psip.test"), r.err());
+    }
+
+    @Test
+    void aFileThatIsNotThereIsSaidSoInWords() {
+        Path absent = dir.resolve("absent.csv");
+        Run imported = user("", "import", absent.toString());
+        Run secret = run("", "user", "list", "--cluster", admin, "--cluster-secret-file", absent.toString());
+
+        assertTrue(imported.err().contains("cannot read " + absent + ": no such file"), imported.err());
+        assertTrue(secret.err().contains("cannot read " + absent + ": no such file"), secret.err());
+    }
+
+    @Test
+    void everyEndpointTriedIsNamedWhenNoneAnswers() {
+        Run r = run("", "user", "list", "--cluster", "127.0.0.1:9", "--cluster", "127.0.0.1:19",
+                "--cluster-secret-file", secretFile.toString());
+
+        assertEquals(1, r.exit());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("127.0.0.1:9 (no answer), 127.0.0.1:19 (no answer)"), r.err());
     }
 }
