@@ -352,6 +352,10 @@ final class NodeCommand implements Callable<Integer> {
         Optional<String> secret = ClusterSecrets.resolve(clusterSecret);
         secret.ifPresent(s -> options.put("overlay-secret", s));
         Optional<DataDir> data = dataDir.dataDir(spec.commandLine());
+        if (dht.equals("local") && data.isEmpty()) {
+            LOG.warn("--dht local without --data-dir keeps users and bindings in this process only: a restart "
+                    + "forgets them; --data-dir DIR keeps them on disk");
+        }
         return new NodeSettings(sip, dht, Optional.ofNullable(overlay), bootstrap, replicas, options, policy,
                 NodeSettings.DEFAULT_DHT_TIMEOUT, sipThreads, Clock.systemUTC(), trust(secret),
                 protection(), tls(), Optional.ofNullable(advertise), Optional.ofNullable(metrics),

@@ -272,9 +272,16 @@ class P2psipTest {
         });
         reader.start();
         try {
+            List<String> warnings = new ArrayList<>();
             String first = lines.poll(30, TimeUnit.SECONDS);
+            while (first != null && first.contains(" WARN ")) {
+                warnings.add(first);
+                first = lines.poll(30, TimeUnit.SECONDS);
+            }
             assertTrue(first != null && first.contains("p2psip node started on sip:127.0.0.1:" + port + " dht=local"),
                     String.valueOf(first));
+            assertTrue(warnings.stream().anyMatch(w -> w.contains("--dht local without --data-dir")
+                    && w.contains("a restart forgets them")), "a node that keeps nothing says so: " + warnings);
             String second = lines.poll(60, TimeUnit.SECONDS);
             assertTrue(second != null && second.contains("p2psip node listening on sip:127.0.0.1:" + port
                     + " (udp, tcp) dht=local") && second.contains(" ready in ") && second.contains("warm-up: "),
