@@ -16,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.p2psip.core.guard.BadInputLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * that is UTC time, the node's SIP address, method, address-of-record (the
  * To URI), status, milliseconds from the request's arrival to the answer
- * ({@code -} for one answered without a transaction) and Call-ID.
+ * ({@code -} for one answered without a transaction) and Call-ID. What came
+ * from the wire is written with its control characters escaped ({@code \r},
+ * {@code \n}, {@code \t}, {@code \xHH}) and cut at {@value #MAX_FIELD}
+ * characters.
  *
  * <p>SIP threads only compose the line and offer it to a bounded queue; one
  * writer thread appends to the file, flushing whenever the queue runs dry,
@@ -42,6 +46,8 @@ public final class AccessLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AccessLog.class);
     /** About two seconds of lines at 30,000 transactions a second. */
     private static final int QUEUE = 65_536;
+    /** Longer Call-IDs and URIs than any phone sends; a line stays readable whatever arrives. */
+    static final int MAX_FIELD = 256;
     /** Tells the writer to finish; compared by identity, so no logged line can be mistaken for it. */
     private static final String STOP = new String("stop");
 
@@ -83,18 +89,27 @@ public final class AccessLog implements AutoCloseable {
      */
     public void record(String method, String aor, int status, long nanos, String callId) {
         StringBuilder b = new StringBuilder(160);
-        b.append(Instant.now()).append(' ').append(node).append(' ').append(method).append(' ').append(aor)
-                .append(' ').append(status).append(' ');
+        b.append(Instant.now()).append(' ').append(node).append(' ').append(field(method)).append(' ')
+                .append(field(aor)).append(' ').append(status).append(' ');
         if (nanos < 0) {
             b.append('-');
         } else {
             long tenths = nanos / 100_000;
             b.append(tenths / 10).append('.').append(tenths % 10).append("ms");
         }
-        b.append(' ').append(callId).append('\n');
+        b.append(' ').append(field(callId)).append('\n');
         if (!lines.offer(b.toString())) {
             dropped.increment();
         }
+    }
+
+    /**
+     * A field from the wire as the stderr log writes it ({@link BadInputLog#excerpt(String, int)}): control
+     * characters escaped, so a Call-ID can neither split a line nor send escape sequences to the terminal of
+     * whoever reads the file, and at most {@link #MAX_FIELD} characters of it.
+     */
+    private static String field(String text) {
+        return BadInputLog.excerpt(text, MAX_FIELD);
     }
 
     /** Lines dropped because the writer was behind. */

@@ -37,6 +37,21 @@ class AccessLogTest {
     }
 
     @Test
+    void controlCharactersFromTheWireAreEscapedAndLongFieldsCut() throws IOException {
+        Path file = dir.resolve("hostile.log");
+        try (AccessLog log = AccessLog.open(file, "n")) {
+            log.record("INVITE", "sip:bob@example.com", 404, -1, "x\u001b[2J\u001b]0;owned\u0007\r\nforged 200 line");
+            log.record("REGISTER", "sip:a@b", 200, -1, "c".repeat(10_000));
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        assertEquals(2, lines.size(), lines.toString());
+        assertTrue(lines.get(0).endsWith(" INVITE sip:bob@example.com 404 - x\\x1b[2J\\x1b]0;owned\\x07\\r\\nforged 200 line"),
+                lines.get(0));
+        assertTrue(lines.get(0).chars().noneMatch(c -> c < 0x20), lines.get(0));
+        assertTrue(lines.get(1).endsWith(" - " + "c".repeat(AccessLog.MAX_FIELD) + "..."), lines.get(1));
+    }
+
+    @Test
     void anExistingFileIsAppendedTo() throws IOException {
         Path file = dir.resolve("kept.log");
         Files.writeString(file, "earlier line\n", StandardCharsets.UTF_8);
