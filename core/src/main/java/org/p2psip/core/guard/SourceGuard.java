@@ -52,6 +52,11 @@ public final class SourceGuard {
         return limits;
     }
 
+    /** Whether {@code source} is never limited: the cluster's balancer and nodes, and those named trusted. */
+    public boolean trusted(InetAddress source) {
+        return trusted.contains(source);
+    }
+
     /** Decides about one message from {@code source} received at {@code nowNanos}. */
     public SourceVerdict admit(InetAddress source, long nowNanos) {
         if (!limits.enabled() || trusted.contains(source)) {

@@ -55,15 +55,18 @@ public final class DigestAuthenticator {
     private final NonceCountStore counts;
     private final List<DigestAlgorithm> algorithms;
     private final Clock clock;
+    private final UnansweredChallengeLog unanswered;
 
     public DigestAuthenticator(ServedDomains domains, StatelessNonces nonces, CredentialStore credentials,
-                               NonceCountStore counts, List<DigestAlgorithm> algorithms, Clock clock) {
+                               NonceCountStore counts, List<DigestAlgorithm> algorithms, Clock clock,
+                               UnansweredChallengeLog unanswered) {
         this.domains = domains;
         this.nonces = nonces;
         this.credentials = credentials;
         this.counts = counts;
         this.algorithms = List.copyOf(algorithms);
         this.clock = clock;
+        this.unanswered = unanswered;
     }
 
     /** Whether {@code aor} is a provisioned user: it has credentials in the cluster's store. */
@@ -81,6 +84,7 @@ public final class DigestAuthenticator {
         if (answer.isEmpty()) {
             return CompletableFuture.completedFuture(AuthOutcome.CHALLENGE);
         }
+        unanswered.answered(request);
         DigestCredentials c = answer.get();
         Optional<AddressOfRecord> user = DigestRules.claimedUser(c, realm, domains);
         Instant now = clock.instant();
@@ -109,10 +113,16 @@ public final class DigestAuthenticator {
     /**
      * Adds one challenge per offered algorithm, most preferred first
      * (RFC 8760 §2.4), all with one new nonce: WWW-Authenticate to a 401,
-     * Proxy-Authenticate to a 407.
+     * Proxy-Authenticate to a 407. A {@code request} that carried no
+     * credentials for the realm is watched for an answer
+     * ({@link UnansweredChallengeLog}).
      */
-    public void challenge(Response response, HeaderFactory headers, String realm, boolean stale) throws ParseException {
+    public void challenge(Request request, Response response, HeaderFactory headers, String realm, boolean stale)
+            throws ParseException {
         boolean proxy = response.getStatusCode() == Response.PROXY_AUTHENTICATION_REQUIRED;
+        if (credentialsFor(request, proxy, realm).isEmpty()) {
+            unanswered.challenged(request, proxy);
+        }
         String nonce = nonces.issue(realm, clock.instant(), ThreadLocalRandom.current().nextLong());
         for (DigestAlgorithm a : algorithms) {
             StringBuilder v = new StringBuilder(160).append("Digest realm=\"").append(realm)

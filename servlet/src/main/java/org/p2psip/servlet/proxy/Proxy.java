@@ -229,7 +229,7 @@ public final class Proxy {
     private Response challenge(Request request, String realm, boolean stale) {
         try {
             Response r = sip.response(Response.PROXY_AUTHENTICATION_REQUIRED, request, null);
-            trust.authenticator().orElseThrow().challenge(r, sip.headers(), realm, stale);
+            trust.authenticator().orElseThrow().challenge(request, r, sip.headers(), realm, stale);
             return r;
         } catch (ParseException e) {
             throw new IllegalStateException("a challenge this node writes must parse", e);

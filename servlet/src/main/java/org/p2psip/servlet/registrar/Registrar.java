@@ -186,7 +186,7 @@ public final class Registrar {
                 }
             } else if (answer instanceof Answer.Challenge c) {
                 Response r = sip.response(Response.UNAUTHORIZED, request, null);
-                authenticator.orElseThrow().challenge(r, sip.headers(), c.realm(), c.stale());
+                authenticator.orElseThrow().challenge(request, r, sip.headers(), c.realm(), c.stale());
                 sip.send(st, r);
             } else if (answer instanceof Answer.Forbidden f) {
                 sip.reply(st, request, Response.FORBIDDEN, f.reason());
