@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -84,6 +86,18 @@ final class Baresip implements AutoCloseable {
             throws IOException {
         Path dir = work.resolve("baresip-" + name);
         Files.createDirectories(dir);
+        Files.writeString(dir.resolve("accounts"), account + "\n", StandardCharsets.UTF_8);
+        return startIn(dir, name, extraConfig, trace);
+    }
+
+    /**
+     * Starts a phone on the folder {@code dir} ({@code baresip -f DIR}) with
+     * the accounts file already there, as a reader made it. Its config gets
+     * what a headless test needs (audio bridged, ctrl_tcp, addresses on
+     * 127.0.0.1) ahead of any lines the folder's config holds already, then
+     * {@code extraConfig}.
+     */
+    static Baresip startIn(Path dir, String name, List<String> extraConfig, boolean trace) throws IOException {
         // baresip listens for TLS on the SIP port + 1.
         int sip = FreePorts.consecutive(2);
         int control = FreePorts.udpAndTcp();
@@ -102,9 +116,16 @@ final class Baresip implements AutoCloseable {
                 "module_app menu.so",
                 "module ctrl_tcp.so",
                 "ctrl_tcp_listen 127.0.0.1:" + control));
+        Path existing = dir.resolve("config");
+        if (Files.exists(existing)) {
+            // What the reader added (sip_cafile, ...) stays; what a start of this harness wrote is written afresh.
+            Set<String> ours = new HashSet<>();
+            config.forEach(l -> ours.add(l.split("\\s+")[0]));
+            Files.readAllLines(existing, StandardCharsets.UTF_8).stream()
+                    .filter(l -> !ours.contains(l.strip().split("\\s+")[0])).forEach(config::add);
+        }
         config.addAll(extraConfig);
-        Files.write(dir.resolve("config"), config, StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("accounts"), account + "\n", StandardCharsets.UTF_8);
+        Files.write(existing, config, StandardCharsets.UTF_8);
         Path out = dir.resolve("output.txt");
         List<String> command = new ArrayList<>(List.of(binary(), "-f", dir.toString(), "-t", "120"));
         if (trace) {

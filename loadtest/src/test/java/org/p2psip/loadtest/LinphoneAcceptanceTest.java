@@ -26,7 +26,8 @@ import org.p2psip.core.testing.FreePorts;
  * SHA-256 digest with a real client (SIPp 3.6 and baresip 1.x know MD5
  * only): Debian's linphonec (liblinphone 5, belle-sip) registers with a
  * node that offers SHA-256, SHA-512-256 and MD5 in that order, answers the
- * SHA-256 challenge, and its binding is there.
+ * SHA-256 challenge, and its binding is there. It registers with the
+ * README's own linphonec command ("Register a phone").
  */
 @Timeout(120)
 class LinphoneAcceptanceTest {
@@ -68,7 +69,11 @@ class LinphoneAcceptanceTest {
             Process phone = pb.start();
             try {
                 OutputStream commands = phone.getOutputStream();
-                say(commands, "register sip:alice@p2psip.test sip:127.0.0.1:" + sip + " wonderland");
+                // The README's line ("Register a phone"), pointed at this test's node.
+                String register = ReadmeBlocks.line(ReadmeBlocks.read().withLine("register sip:alice@p2psip.test"),
+                        "register sip:alice@p2psip.test");
+                assertTrue(register.contains("sip:127.0.0.1:5060 "), register);
+                say(commands, register.replace("sip:127.0.0.1:5060 ", "sip:127.0.0.1:" + sip + " "));
                 String text = awaitOutput(out, Pattern.compile("(?m)^SIP/2\\.0 200 OK"), Duration.ofSeconds(30), phone);
                 Matcher auth = Pattern.compile("(?m)^Authorization:.*").matcher(text);
                 assertTrue(auth.find(), "linphone sent no credentials:\n" + tail(text));

@@ -50,6 +50,17 @@ final class NodeProcess implements AutoCloseable {
 
     private static NodeProcess start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
+        command.addAll(javaCommand());
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        Process p = builder.start();
+        return new NodeProcess(p);
+    }
+
+    /** {@code java} with the launcher's flags and this build's classes, up to the main class: p2psip without ARGS. */
+    static List<String> javaCommand() {
+        List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms256m");
         // The launcher's collector settings and, as root, its thread priorities, so nodes here run as they do there.
@@ -72,11 +83,7 @@ final class NodeProcess implements AutoCloseable {
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(MAIN_CLASS);
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(env);
-        Process p = builder.start();
-        return new NodeProcess(p);
+        return command;
     }
 
     /** Waits until a line containing {@code text} is printed, or fails at the deadline. */

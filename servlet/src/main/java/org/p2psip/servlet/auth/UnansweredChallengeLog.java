@@ -42,6 +42,12 @@ public final class UnansweredChallengeLog {
     private static final Logger LOG = LoggerFactory.getLogger(UnansweredChallengeLog.class);
     /** Far longer than any phone takes to answer, and short enough that someone trying a phone sees the line. */
     static final Duration PATIENCE = Duration.ofSeconds(5);
+    /**
+     * The User-Agent of the nodes' and the balancer's own warm-up, whose
+     * REGISTERs through a balancer carry no password and end at the
+     * challenge on purpose ({@code WarmupLoad}).
+     */
+    public static final String WARM_UP_USER_AGENT = "p2psip warm-up";
     private static final int WATCHED = 4_096;
     private static final int MAX_USER_AGENT = 80;
 
@@ -72,6 +78,9 @@ public final class UnansweredChallengeLog {
     public void challenged(Request request, boolean proxy) {
         String user = userOf(request, proxy);
         String agent = headerValue(request.getHeader("User-Agent"));
+        if (agent.equals(WARM_UP_USER_AGENT)) {
+            return;
+        }
         synchronized (watch) {
             watch.challenged(ClientSource.of(request, trusted), user, agent, clock.instant());
         }

@@ -24,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import org.p2psip.core.auth.DigestChallenge;
+import org.p2psip.servlet.auth.UnansweredChallengeLog;
 
 /**
  * A phone population in a loop: REGISTER flows sent over UDP to one node,
@@ -299,7 +300,8 @@ public record WarmupLoad(InetSocketAddress target, String domain, Optional<Strin
             m.append("Authorization: ").append(challenge.answer(user, password.orElseThrow(), "REGISTER", uri, 1,
                     "w" + f.cseq)).append("\r\n");
         }
-        m.append("User-Agent: p2psip warm-up\r\nContent-Length: 0\r\n\r\n");
+        m.append("User-Agent: ").append(UnansweredChallengeLog.WARM_UP_USER_AGENT)
+                .append("\r\nContent-Length: 0\r\n\r\n");
         return m.toString().getBytes(StandardCharsets.UTF_8);
     }
 

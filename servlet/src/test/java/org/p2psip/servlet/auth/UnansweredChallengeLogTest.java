@@ -97,6 +97,18 @@ class UnansweredChallengeLogTest {
     }
 
     @Test
+    void theClustersOwnWarmUpIsNotWatched() throws Exception {
+        UnansweredChallengeLog log = log(List.of(DigestAlgorithm.MD5));
+        Request warmUp = register("127.0.0.1", 5062, "");
+        warmUp.setHeader(Messages.HEADERS.createHeader("User-Agent", UnansweredChallengeLog.WARM_UP_USER_AGENT));
+        log.challenged(warmUp, false);
+
+        runTimers(10);
+
+        assertEquals(List.of(), warnings());
+    }
+
+    @Test
     void oneLinePerSourceWhileItKeepsFailing() throws Exception {
         UnansweredChallengeLog log = log(List.of(DigestAlgorithm.MD5));
         for (int i = 0; i < 3; i++) {
