@@ -127,12 +127,7 @@ public final class UnansweredChallengeLog {
                         + "--digest-algorithms MD5; otherwise it has no password for this user"
                 : "it has no password for this user, or answers none of these algorithms";
         return String.format("%s%s was challenged for %s (%s offered) and did not answer within %d s: %s",
-                hostPort(p), agent, p.user(), algorithms, PATIENCE.toSeconds(), cause);
-    }
-
-    private static String hostPort(UnansweredChallenges.Pending p) {
-        String ip = p.source().getAddress().getHostAddress();
-        return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + p.source().getPort();
+                ClientSource.text(p.source()), agent, p.user(), algorithms, PATIENCE.toSeconds(), cause);
     }
 
     private static String userOf(Request request, boolean proxy) {

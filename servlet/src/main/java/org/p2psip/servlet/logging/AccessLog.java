@@ -26,10 +26,12 @@ import org.slf4j.LoggerFactory;
  * Kamailio's acc module keep one:
  *
  * <pre>
- * 2026-11-25T12:00:00.123Z 127.0.0.1:5601 REGISTER sip:alice@p2psip.test 200 3.2ms 5f1c...@host
+ * 2026-11-25T12:00:00.123Z 127.0.0.1:5601 203.0.113.7:40000 REGISTER sip:alice@p2psip.test 200 3.2ms 5f1c...@host
  * </pre>
  *
- * that is UTC time, the node's SIP address, method, address-of-record (the
+ * that is UTC time, the node's SIP address, the client's address
+ * ({@code ClientSource}: behind the balancer, where the balancer saw the
+ * client), method, address-of-record (the
  * To URI), status, milliseconds from the request's arrival to the answer
  * ({@code -} for one answered without a transaction) and Call-ID. What came
  * from the wire is written with its control characters escaped ({@code \r},
@@ -85,11 +87,13 @@ public final class AccessLog implements AutoCloseable {
     /**
      * One answered transaction.
      *
+     * @param source the client's address (behind the balancer, the client's, not the balancer's)
      * @param nanos time from arrival to the answer, or negative when unknown
      */
-    public void record(String method, String aor, int status, long nanos, String callId) {
+    public void record(String source, String method, String aor, int status, long nanos, String callId) {
         StringBuilder b = new StringBuilder(160);
-        b.append(Instant.now()).append(' ').append(node).append(' ').append(field(method)).append(' ')
+        b.append(Instant.now()).append(' ').append(node).append(' ').append(field(source)).append(' ')
+                .append(field(method)).append(' ')
                 .append(field(aor)).append(' ').append(status).append(' ');
         if (nanos < 0) {
             b.append('-');

@@ -230,7 +230,7 @@ public final class FrontNode implements AutoCloseable {
                 ownTls = Optional.of(new HostPort(self.host(), tls.getPort()));
             }
             SipEndpoint sip = new SipEndpoint(provider, new MessageFactoryImpl(), new HeaderFactoryImpl(),
-                    new AddressFactoryImpl(), self, traffic, Optional.ofNullable(accessLog));
+                    new AddressFactoryImpl(), self, traffic, Optional.ofNullable(accessLog), guards.sources()::trusted);
             LocationService locations = new LocationService(dht, settings.policy(), settings.clock());
             TrustSettings trust = settings.trust();
             ServedDomains domains = servedDomains(trust, self.hostPort());

@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 
 import javax.sip.header.Header;
 import javax.sip.header.ViaHeader;
+import javax.sip.message.Message;
 import javax.sip.message.Request;
 
 import gov.nist.javax.sip.message.SIPMessage;
@@ -30,10 +31,14 @@ public final class ClientSource {
     private ClientSource() {
     }
 
-    /** The client's address; {@code 0.0.0.0:0} when the request carries none at all. */
-    public static InetSocketAddress of(Request request, Predicate<InetAddress> trusted) {
-        List<Header> vias = HeaderLists.of(request, ViaHeader.NAME);
-        InetSocketAddress from = packetSource(request, vias);
+    /**
+     * The client's address; {@code 0.0.0.0:0} when the message carries none
+     * at all. A response (to a request answered without a transaction) has
+     * the request's Vias, the top one with the source the stack recorded.
+     */
+    public static InetSocketAddress of(Message message, Predicate<InetAddress> trusted) {
+        List<Header> vias = HeaderLists.of(message, ViaHeader.NAME);
+        InetSocketAddress from = packetSource(message, vias);
         for (int below = 1; below < vias.size() && trusted.test(from.getAddress()); below++) {
             InetSocketAddress recorded = recorded((ViaHeader) vias.get(below));
             if (recorded == null) {
@@ -44,8 +49,14 @@ public final class ClientSource {
         return from;
     }
 
-    private static InetSocketAddress packetSource(Request request, List<Header> vias) {
-        if (request instanceof SIPMessage m && m.getRemoteAddress() != null && m.getRemotePort() > 0) {
+    /** {@code 203.0.113.7:40000}, {@code [2001:db8::1]:5060}. */
+    public static String text(InetSocketAddress address) {
+        String ip = address.getAddress().getHostAddress();
+        return (ip.indexOf(':') >= 0 ? "[" + ip + "]" : ip) + ":" + address.getPort();
+    }
+
+    private static InetSocketAddress packetSource(Message message, List<Header> vias) {
+        if (message instanceof Request && message instanceof SIPMessage m && m.getRemoteAddress() != null && m.getRemotePort() > 0) {
             return new InetSocketAddress(m.getRemoteAddress(), m.getRemotePort());
         }
         InetSocketAddress top = vias.isEmpty() ? null : recorded((ViaHeader) vias.get(0));

@@ -1,7 +1,10 @@
 package org.p2psip.servlet.sip;
 
 import java.text.ParseException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sip.ServerTransaction;
@@ -40,9 +43,17 @@ import gov.nist.javax.sip.stack.SIPTransactionStack;
  * @param self       this node's address
  * @param traffic    where each response sent is counted, and the final ones timed
  * @param access     where each final response is logged, if anywhere
+ * @param trusted    the hops the access log looks through for the client's address ({@link ClientSource})
  */
 public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderFactory headers,
-                          AddressFactory addresses, SelfAddress self, SipTraffic traffic, Optional<AccessLog> access) {
+                          AddressFactory addresses, SelfAddress self, SipTraffic traffic, Optional<AccessLog> access,
+                          Predicate<InetAddress> trusted) {
+
+    /** An endpoint that trusts no hop: the access log names the packet's source. */
+    public SipEndpoint(SipProvider provider, MessageFactory messages, HeaderFactory headers, AddressFactory addresses,
+                       SelfAddress self, SipTraffic traffic, Optional<AccessLog> access) {
+        this(provider, messages, headers, addresses, self, traffic, access, a -> false);
+    }
 
     /** When a SIP thread took a request up, kept on its server transaction until the final response. */
     private record Arrival(long nanos) {
@@ -161,8 +172,11 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
         if (status >= 200 && access.isPresent()) {
             ToHeader to = (ToHeader) response.getHeader(ToHeader.NAME);
             CallIdHeader callId = (CallIdHeader) response.getHeader(CallIdHeader.NAME);
-            access.get().record(method == null ? "-" : method, to == null ? "-" : to.getAddress().getURI().toString(),
-                    status, nanos, callId == null ? "-" : callId.getCallId());
+            InetSocketAddress source = ClientSource.of(st != null && st.getRequest() != null ? st.getRequest()
+                    : response, trusted);
+            access.get().record(ClientSource.text(source), method == null ? "-" : method,
+                    to == null ? "-" : to.getAddress().getURI().toString(), status, nanos,
+                    callId == null ? "-" : callId.getCallId());
         }
     }
 

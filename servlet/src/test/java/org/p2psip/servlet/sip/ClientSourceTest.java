@@ -72,4 +72,15 @@ class ClientSourceTest {
 
         assertEquals(new InetSocketAddress("10.0.0.1", 5060), ClientSource.of(r, trusting("10.0.0.1")));
     }
+
+    @Test
+    void aResponseGivesTheSourceTheStackWroteInItsTopVia() throws Exception {
+        javax.sip.message.Response r = Messages.MESSAGES.createResponse("SIP/2.0 200 OK\r\n" + BALANCER_VIA
+                .replace("branch=z9hG4bKlb", "branch=z9hG4bKlb;received=10.0.0.1") + CLIENT_VIA
+                + "To: <sip:alice@p2psip.test>;tag=2\r\nFrom: <sip:alice@p2psip.test>;tag=1\r\nCall-ID: c1\r\n"
+                + "CSeq: 1 REGISTER\r\nContent-Length: 0\r\n\r\n");
+
+        assertEquals(new InetSocketAddress("203.0.113.7", 40000), ClientSource.of(r, trusting("10.0.0.1")));
+        assertEquals("203.0.113.7:40000", ClientSource.text(ClientSource.of(r, trusting("10.0.0.1"))));
+    }
 }
