@@ -246,15 +246,15 @@ public final class FrontNode implements AutoCloseable {
                     settings.clock(), completions,
                     new RegistrationCap(dht::storedEntries, settings.protection().maxRegistrations(),
                             settings.protection().retryAfter()), dhtAdmission, accounting);
-            RecordRoutes recordRoutes = trust.recordRoute().isPresent()
-                    ? new RecordRoutes(SelfAddress.of(trust.recordRoute().get()),
-                            trust.recordRouteTls().map(SelfAddress::of), true)
+            Optional<HostPort> front = frontOf(trust, self);
+            RecordRoutes recordRoutes = front.isPresent()
+                    ? new RecordRoutes(SelfAddress.of(front.get()), trust.recordRouteTls().map(SelfAddress::of), true)
                     : new RecordRoutes(self, ownTls.map(SelfAddress::of), false);
             Proxy proxy = new Proxy(sip, locations, new ProxyTrust(domains, authenticator, new DialogTokens(secret),
                     trust.maxBranches(), trust.maxBranchesPerHost()), recordRoutes, settings.dhtTimeout(), completions,
                     dhtAdmission, accounting);
             OptionsResponder options = new OptionsResponder(sip, dht::ownedRanges,
-                    trust.recordRoute().flatMap(FrontNode::resolved), domains, readiness);
+                    front.flatMap(FrontNode::resolved), domains, readiness);
             provider.addSipListener(new NodeListener(sip, registrar, proxy, options, guards.input()));
             if (trust.admin().isPresent()) {
                 admin = startAdmin(trust.admin().get(), secret, domains, credentials, settings,
@@ -326,6 +326,23 @@ public final class FrontNode implements AutoCloseable {
         } catch (IOException e) {
             throw new NodeStartException("cannot serve the admin endpoint on " + address + ": " + oneLine(e), e);
         }
+    }
+
+    /**
+     * The front the node record-routes in the name of ({@code --record-route}).
+     * One that names this node itself, as a copy of the example configuration
+     * on a host without a balancer does, is this node: taken for a front, it
+     * made the node consume a caller's credentials and send the request round
+     * to itself, to be challenged again, forever.
+     */
+    private static Optional<HostPort> frontOf(TrustSettings trust, SelfAddress self) {
+        Optional<HostPort> front = trust.recordRoute();
+        if (front.isPresent() && self.isSentBy(front.get().host(), front.get().port())) {
+            LOG.warn("--record-route {} names this node itself; the node record-routes itself, as without the flag "
+                    + "(--record-route is the address of a balancer in front of the nodes)", front.get());
+            return Optional.empty();
+        }
+        return front;
     }
 
     /** The balancer's address as its probes' source will show it; empty when its name does not resolve. */
