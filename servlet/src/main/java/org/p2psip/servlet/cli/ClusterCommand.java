@@ -219,11 +219,16 @@ final class ClusterCommand implements Callable<Integer> {
     long slowStartSeconds = BalancerSettings.DEFAULT_SLOW_START.toSeconds();
 
     @Option(names = "--tls", paramLabel = "HOST:PORT", converter = HostPortConverter.class,
-            description = "Also take SIP over TLS (TLS 1.2 and 1.3) at the balancer here; each node also listens for TLS, "
-                    + "on its SIP port + " + NODE_TLS_OFFSET + ", so it can reach phones registered with transport=tls. Without --tls-cert and "
-                    + "--tls-key a self-signed certificate for the host is made in --tls-dir; clients must trust "
+            description = "Also take SIP over TLS (TLS 1.2 and 1.3) at the balancer here; each node also listens for "
+                    + "TLS (see --tls-base), so it can reach phones registered with transport=tls. Without --tls-cert "
+                    + "and --tls-key a self-signed certificate for the host is made in --tls-dir; clients must trust "
                     + "its cert.pem.")
     HostPort tlsAddress;
+
+    @Option(names = "--tls-base", paramLabel = "PORT",
+            description = "With --tls: the TLS port of the first node; the others take the following ones. "
+                    + "Default: each node's SIP port + " + NODE_TLS_OFFSET + ".")
+    int tlsBase;
 
     @Option(names = "--tls-cert", paramLabel = "PEM", description = "The certificate chain for --tls, PEM, leaf first.")
     Path tlsCertificate;
@@ -282,6 +287,7 @@ final class ClusterCommand implements Callable<Integer> {
             for (Child c : children) {
                 nodeAddresses.add(c.sip());
                 out.println("p2psip cluster: node " + c.number() + " pid " + c.process().pid() + " sip:" + c.sip()
+                        + nodeTls(c.number()).map(t -> " sips:" + t).orElse("")
                         + c.overlay().map(o -> " overlay:" + o).orElse("") + c.admin().map(a -> " admin:" + a).orElse("")
                         + c.metrics().map(m -> " metrics:" + m).orElse("")
                         + " dht=" + dht + " replicas=" + replicas());
@@ -418,14 +424,28 @@ final class ClusterCommand implements Callable<Integer> {
     /** The cluster's TLS certificate: the one given, or a self-signed one made for the host. */
     private Optional<TlsMaterial> tlsMaterial() {
         if (tlsAddress == null) {
-            if (tlsCertificate != null || tlsKey != null || tlsDir != null) {
-                throw new ParameterException(spec.commandLine(), "--tls-cert, --tls-key and --tls-dir need --tls HOST:PORT");
+            if (tlsCertificate != null || tlsKey != null || tlsDir != null || tlsBase != 0) {
+                throw new ParameterException(spec.commandLine(),
+                        "--tls-cert, --tls-key, --tls-dir and --tls-base need --tls HOST:PORT");
             }
             return Optional.empty();
         }
-        if (tlsAddress.port() == 0 || nodeSip(nodeCount).port() + NODE_TLS_OFFSET > 65535) {
-            throw new ParameterException(spec.commandLine(), "--tls needs a port, and the nodes' TLS ports (their SIP "
-                    + "ports + " + NODE_TLS_OFFSET + ") must stay below 65536");
+        if (tlsAddress.port() == 0) {
+            throw new ParameterException(spec.commandLine(), "--tls needs a port");
+        }
+        int firstNodeTls = nodeTlsPort(1);
+        int lastNodeTls = nodeTlsPort(nodeCount);
+        if (firstNodeTls < 1 || lastNodeTls > 65535) {
+            throw new ParameterException(spec.commandLine(), "the nodes' TLS ports " + firstNodeTls + ".."
+                    + lastNodeTls + " must lie within 1..65535" + (tlsBase == 0 ? " (their SIP ports + "
+                    + NODE_TLS_OFFSET + "; --tls-base PORT moves them)" : ""));
+        }
+        int lastSip = sip.port() + nodeCount;
+        if (firstNodeTls <= lastSip && lastNodeTls >= sip.port()
+                || tlsAddress.port() >= firstNodeTls && tlsAddress.port() <= lastNodeTls) {
+            throw new ParameterException(spec.commandLine(), "the nodes' TLS ports " + firstNodeTls + ".."
+                    + lastNodeTls + " overlap the cluster's SIP ports " + sip.port() + ".." + lastSip
+                    + " or --tls " + tlsAddress.port() + "; pick another --tls-base");
         }
         if (tlsAddress.port() >= sip.port() && tlsAddress.port() <= sip.port() + nodeCount) {
             throw new ParameterException(spec.commandLine(), "--tls port " + tlsAddress.port() + " is taken by the "
@@ -452,10 +472,14 @@ final class ClusterCommand implements Callable<Integer> {
         }
     }
 
-    private Optional<HostPort> nodeTls(int number) {
+    Optional<HostPort> nodeTls(int number) {
         return tlsAddress == null ? Optional.empty()
                 : Optional.of(new HostPort(netns != null ? nodeHost(number) : tlsAddress.host(),
-                        nodeSip(number).port() + NODE_TLS_OFFSET));
+                        nodeTlsPort(number)));
+    }
+
+    private int nodeTlsPort(int number) {
+        return tlsBase != 0 ? tlsBase + number - 1 : nodeSip(number).port() + NODE_TLS_OFFSET;
     }
 
     private static String randomSecret() {

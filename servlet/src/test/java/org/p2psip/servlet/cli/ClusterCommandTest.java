@@ -61,6 +61,38 @@ class ClusterCommandTest {
     }
 
     @Test
+    void nodeNListensForTlsAtTheTlsBasePlusNMinusOneOrItsSipPortPlusAThousand() {
+        ClusterCommand based = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060", "--tls",
+                "127.0.0.1:5059", "--tls-base", "7061");
+        ClusterCommand unbased = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060", "--tls",
+                "127.0.0.1:5059");
+
+        assertEquals(Optional.of(new HostPort("127.0.0.1", 7061)), based.nodeTls(1));
+        assertEquals(Optional.of(new HostPort("127.0.0.1", 7063)), based.nodeTls(3));
+        assertEquals(Optional.of(new HostPort("127.0.0.1", 6062)), unbased.nodeTls(2));
+    }
+
+    @Test
+    void nodeTlsPortsOverlappingTheSipPortsAreOneLine() {
+        Run r = LbCommandTest.run("cluster", "--dht", "shared-local", "--nodes", "3", "--sip", "127.0.0.1:5060",
+                "--tls", "127.0.0.1:5059", "--tls-base", "5062");
+
+        assertNotEquals(0, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains("the nodes' TLS ports 5062..5064 overlap the cluster's SIP ports 5060..5063"),
+                r.err());
+    }
+
+    @Test
+    void aTlsBaseWithoutTlsIsOneLine() {
+        Run r = LbCommandTest.run("cluster", "--dht", "shared-local", "--nodes", "1", "--sip", "127.0.0.1:5060",
+                "--tls-base", "7061");
+
+        assertNotEquals(0, r.exit());
+        assertTrue(r.err().contains("--tls-base need --tls HOST:PORT"), r.err());
+    }
+
+    @Test
     void metricsAreOffUnlessABaseIsGiven() {
         ClusterCommand command = parsed("--dht", "chord", "--nodes", "3", "--sip", "127.0.0.1:5060");
 
