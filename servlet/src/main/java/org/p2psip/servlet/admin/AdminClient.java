@@ -254,7 +254,7 @@ public final class AdminClient {
     }
 
     /** A node that could not be reached: the next one may answer. */
-    private static final class Unreachable extends AdminException {
+    public static final class Unreachable extends AdminException {
         final HostPort node;
         final String reason;
 

@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
         description = "Show the cluster's members: each node's SIP address, DHT backend, share of the key space it "
                 + "owns, values it holds, and requests per second (REGISTER and INVITE apart), read through every "
                 + "admin endpoint given (the nodes' --admin), signed with the cluster secret. A node that does not "
-                + "answer is listed as down and the exit code is 1.")
+                + "answer is listed as down, one that refuses (a wrong secret) as refused; either way the exit "
+                + "code is 1.")
 final class StatusCommand implements Callable<Integer> {
 
     @Spec
@@ -46,9 +47,23 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "One JSON object instead of the table, for scripts.")
     boolean json;
 
-    /** One node's row: its second reading and the rates between the two; empty report when it did not answer. */
+    /**
+     * One node's row: its second reading and the rates between the two; an
+     * empty report when it did not answer ({@code reachable} false: it is
+     * down, as far as this machine can tell) or refused the request (a
+     * wrong cluster secret: the node is up).
+     */
     record Row(String admin, Optional<NodeReport> report, double requestRate, double registerRate,
-               double inviteRate, String problem) {
+               double inviteRate, String problem, boolean reachable) {
+
+        Row(String admin, NodeReport report, double requestRate, double registerRate, double inviteRate) {
+            this(admin, Optional.of(report), requestRate, registerRate, inviteRate, "", true);
+        }
+
+        /** "down" for a node nothing answered at, "refused" for one that answered but would not report. */
+        String state() {
+            return report.isPresent() ? "up" : reachable ? "refused" : "down";
+        }
     }
 
     @Override
@@ -74,22 +89,26 @@ final class StatusCommand implements Callable<Integer> {
             if (b.value().isEmpty()) {
                 allUp = false;
                 rows.add(new Row(b.admin().toString(), Optional.empty(), 0, 0, 0,
-                        b.failure().map(Throwable::getMessage).orElse("no answer")));
+                        b.failure().map(Throwable::getMessage).orElse("no answer"),
+                        b.failure().isPresent() && !(b.failure().get() instanceof AdminClient.Unreachable)));
                 continue;
             }
             NodeReport now = b.value().get();
             double req = a.map(r -> (now.requests() - r.requests()) / seconds).orElse(Double.NaN);
             double reg = a.map(r -> (now.registers() - r.registers()) / seconds).orElse(Double.NaN);
             double inv = a.map(r -> (now.invites() - r.invites()) / seconds).orElse(Double.NaN);
-            rows.add(new Row(b.admin().toString(), Optional.of(now), req, reg, inv, ""));
+            rows.add(new Row(b.admin().toString(), now, req, reg, inv));
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(json ? json(rows) : table(rows));
         out.flush();
         if (!allUp) {
-            List<String> down = rows.stream().filter(r -> r.report().isEmpty()).map(Row::problem).toList();
-            OneLineErrors.print(spec.commandLine(), down.size() + " of " + rows.size() + " nodes did not answer: "
-                    + String.join("; ", down));
+            List<String> problems = rows.stream().filter(r -> r.report().isEmpty()).map(Row::problem).toList();
+            long refused = rows.stream().filter(r -> r.state().equals("refused")).count();
+            OneLineErrors.print(spec.commandLine(), problems.size() + " of " + rows.size() + " nodes "
+                    + (refused == problems.size() ? "refused to report"
+                            : refused == 0 ? "did not answer" : "did not answer or refused to report")
+                    + ": " + String.join("; ", problems));
             return OneLineErrors.FAILURE;
         }
         return 0;
@@ -103,7 +122,7 @@ final class StatusCommand implements Callable<Integer> {
         boolean shares = true;
         for (Row r : rows) {
             if (r.report().isEmpty()) {
-                b.append(String.format(Locale.ROOT, "%-21s down: %s%n", r.admin(), r.problem()));
+                b.append(String.format(Locale.ROOT, "%-21s %s: %s%n", r.admin(), r.state(), r.problem()));
                 continue;
             }
             NodeReport n = r.report().get();
@@ -132,7 +151,8 @@ final class StatusCommand implements Callable<Integer> {
             Row r = rows.get(i);
             b.append(i == 0 ? "" : ",").append("{\"admin\":").append(JsonString.quote(r.admin()));
             if (r.report().isEmpty()) {
-                b.append(",\"up\":false,\"problem\":").append(JsonString.quote(r.problem())).append('}');
+                b.append(",\"up\":false,\"answered\":").append(r.reachable()).append(",\"problem\":")
+                        .append(JsonString.quote(r.problem())).append('}');
                 continue;
             }
             NodeReport n = r.report().get();

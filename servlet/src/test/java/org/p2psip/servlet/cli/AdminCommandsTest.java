@@ -153,5 +153,25 @@ class AdminCommandsTest {
         assertEquals(1, down.err().strip().lines().count(), down.err());
         assertTrue(down.err().contains("did not answer"), down.err());
         assertFalse(down.out().contains("nodes answered; together"), down.out());
+        assertTrue(down.out().lines().anyMatch(l -> l.matches("127\\.0\\.0\\.1:" + closed + " +down: .*")), down.out());
+    }
+
+    @Test
+    void aNodeThatRefusesAWrongSecretIsListedAsRefusedNotDown() throws Exception {
+        Path wrong = dir.resolve("wrong-for-status");
+        Files.writeString(wrong, "not-the-secret\n", StandardCharsets.UTF_8);
+
+        LbCommandTest.Run status = run("status", "--interval", "100", "--cluster", admin, "--cluster-secret-file",
+                wrong.toString());
+
+        assertEquals(1, status.exit());
+        String row = status.out().lines().filter(l -> l.startsWith(admin)).findFirst().orElseThrow();
+        assertTrue(row.contains(" refused: ") && row.contains("secret"), status.out());
+        assertFalse(row.contains("down"), row);
+        assertEquals(1, status.err().strip().lines().count(), status.err());
+        assertTrue(status.err().contains("1 of 1 nodes refused to report"), status.err());
+        LbCommandTest.Run json = run("status", "--interval", "100", "--json", "--cluster", admin,
+                "--cluster-secret-file", wrong.toString());
+        assertTrue(json.out().contains("\"up\":false,\"answered\":true"), json.out());
     }
 }
