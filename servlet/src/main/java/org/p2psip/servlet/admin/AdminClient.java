@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -162,8 +164,36 @@ public final class AdminClient {
 
     /** Each node's own report, in the order given; a node that does not answer is an exception in its place. */
     public List<Result<NodeReport>> nodes() {
-        List<Result<NodeReport>> out = new ArrayList<>();
+        return nodes(nodes);
+    }
+
+    /**
+     * The admin endpoints given, then every other one the cluster's
+     * directory lists ({@link AdminDirectory}), as the first given endpoint
+     * that answers reports it; only those given when none does.
+     */
+    public List<HostPort> clusterEndpoints() {
+        Set<HostPort> all = new LinkedHashSet<>(nodes);
         for (HostPort node : nodes) {
+            try {
+                for (String line : callOne(node, "GET", "/v1/members", "").split("\n")) {
+                    String[] f = line.strip().split(" ");
+                    if (!f[0].isEmpty()) {
+                        all.add(HostPort.parse(f[0]));
+                    }
+                }
+                break;
+            } catch (AdminException | IllegalArgumentException e) {
+                // An older node, or one that is down: the next one given may know.
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** Each of {@code endpoints} as it describes itself, or why it did not. */
+    public List<Result<NodeReport>> nodes(List<HostPort> endpoints) {
+        List<Result<NodeReport>> out = new ArrayList<>();
+        for (HostPort node : endpoints) {
             try {
                 out.add(new Result<>(node, Optional.of(node(node)), Optional.empty()));
             } catch (AdminException e) {

@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,6 +56,7 @@ import com.sun.net.httpserver.HttpServer;
  * POST   /v1/users     add or replace users ({@link UserLines#credentials})
  * DELETE /v1/users     remove users ({@link UserLines#aors}); answers how many existed
  * GET    /v1/node      this node: "NAME VALUE" lines ({@link #nodeText})
+ * GET    /v1/members   the cluster's admin endpoints, "ADMIN SIP" per line ({@link AdminDirectory})
  * GET    /v1/aors/A    the bindings, owner and replicas of user@domain A ({@link #aorText})
  * DELETE /v1/aors/A    remove every binding of A (RFC 3261 §10.3 step 6, a wildcard with a
  *                      Call-ID of its own); answers how many there were
@@ -82,11 +84,20 @@ public final class AdminServer implements AutoCloseable {
     private final AdminView view;
     private final BooleanSupplier ready;
     private final SecureRandom random = new SecureRandom();
+    private final AdminDirectory directory;
+    private final ScheduledExecutorService refresher;
     /** Nonces of accepted requests until they leave the signature window. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
     private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, ServedDomains domains,
                         CredentialStore credentials, Clock clock, AdminView view, BooleanSupplier ready) {
+        this.directory = new AdminDirectory(view.dht(), reachableAt(server.getAddress(), view.sip()), view.sip(),
+                clock::instant);
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "p2psip-admin-directory");
+            t.setDaemon(true);
+            return t;
+        });
         this.ready = ready;
         this.server = server;
         this.threads = threads;
@@ -116,7 +127,26 @@ public final class AdminServer implements AutoCloseable {
         http.createContext("/", admin::handle);
         http.setExecutor(threads);
         http.start();
+        admin.refresher.scheduleWithFixedDelay(admin::refreshDirectory, 0, AdminDirectory.REFRESH.toMillis(),
+                TimeUnit.MILLISECONDS);
         return admin;
+    }
+
+    /** The address others reach this endpoint at: its own, or the node's SIP host when it listens everywhere. */
+    private static HostPort reachableAt(InetSocketAddress bound, HostPort sip) {
+        return bound.getAddress().isAnyLocalAddress() ? new HostPort(sip.host(), bound.getPort())
+                : new HostPort(bound.getAddress().getHostAddress(), bound.getPort());
+    }
+
+    private void refreshDirectory() {
+        try {
+            directory.refresh().get(DHT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            // The next round tries again; meanwhile status finds this node only when it is named.
+            LOG.debug("admin directory not refreshed: {}", e.toString());
+        }
     }
 
     /** Where it listens. */
@@ -127,6 +157,7 @@ public final class AdminServer implements AutoCloseable {
 
     @Override
     public void close() {
+        refresher.shutdownNow();
         server.stop(0);
         threads.shutdownNow();
     }
@@ -161,12 +192,14 @@ public final class AdminServer implements AutoCloseable {
                 case "POST /v1/users" -> addUsers(exchange, text);
                 case "DELETE /v1/users" -> removeUsers(exchange, text);
                 case "GET /v1/node" -> reply(exchange, 200, nodeText());
+                case "GET /v1/members" -> reply(exchange, 200, membersText(await(directory.live())));
                 default -> {
                     if (path.startsWith(AORS) && ("GET".equals(method) || "DELETE".equals(method))) {
                         aor(exchange, method, exchange.getRequestURI().getPath().substring(AORS.length()));
                     } else {
                         reply(exchange, path.startsWith("/v1/domains") || path.startsWith("/v1/users")
-                                || path.startsWith("/v1/node") || path.startsWith(AORS) ? 405 : 404,
+                                || path.startsWith("/v1/node") || path.startsWith("/v1/members")
+                                || path.startsWith(AORS) ? 405 : 404,
                                 "no " + method + " " + path);
                     }
                 }
@@ -179,6 +212,14 @@ public final class AdminServer implements AutoCloseable {
                 // The client has gone; nothing else to tell it.
             }
         }
+    }
+
+    private static String membersText(List<AdminDirectory.Entry> entries) {
+        StringBuilder b = new StringBuilder();
+        for (AdminDirectory.Entry e : entries) {
+            b.append(e.admin()).append(' ').append(e.sip()).append('\n');
+        }
+        return b.toString();
     }
 
     /**

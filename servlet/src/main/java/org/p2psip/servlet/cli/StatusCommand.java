@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import org.p2psip.core.json.JsonString;
+import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminClient;
 import org.p2psip.servlet.admin.AdminClient.NodeReport;
 import org.p2psip.servlet.admin.AdminClient.Result;
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Show the cluster's members: each node's SIP address, DHT backend, share of the key space it "
                 + "owns, values it holds, and requests per second (REGISTER and INVITE apart), read through every "
-                + "admin endpoint given (the nodes' --admin), signed with the cluster secret. A node that does not "
+                + "admin endpoint given (the nodes' --admin) and every other one the first that answers lists "
+                + "(each node names its endpoint in the DHT every 30 s), signed with the cluster secret. A node that does not "
                 + "answer is listed as down, one that refuses (a wrong secret) as refused; either way the exit "
                 + "code is 1.")
 final class StatusCommand implements Callable<Integer> {
@@ -72,14 +74,15 @@ final class StatusCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--interval must be between 100 and 60000 ms");
         }
         AdminClient client = options.client(spec);
-        List<Result<NodeReport>> first = client.nodes();
+        List<HostPort> endpoints = client.clusterEndpoints();
+        List<Result<NodeReport>> first = client.nodes(endpoints);
         try {
             TimeUnit.MILLISECONDS.sleep(intervalMillis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return OneLineErrors.FAILURE;
         }
-        List<Result<NodeReport>> second = client.nodes();
+        List<Result<NodeReport>> second = client.nodes(endpoints);
         double seconds = Duration.ofMillis(intervalMillis).toNanos() / 1e9;
         List<Row> rows = new ArrayList<>();
         boolean allUp = true;
