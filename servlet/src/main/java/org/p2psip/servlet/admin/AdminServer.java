@@ -47,8 +47,9 @@ import com.sun.net.httpserver.HttpServer;
 /**
  * A node's admin endpoint (HTTP, {@code --admin HOST:PORT}): user
  * credentials into and out of the cluster's DHT, for {@code p2psip user}.
- * Every request must be signed with the cluster secret
- * ({@link AdminSignature}); each signature is accepted once.
+ * Every request must be signed with the cluster secret for this node
+ * ({@link AdminSignature}); each signature is accepted once in the whole
+ * cluster.
  *
  * <pre>
  * GET    /v1/domains   served domains and aliases, one per line
@@ -62,7 +63,10 @@ import com.sun.net.httpserver.HttpServer;
  *                      Call-ID of its own); answers how many there were
  * GET    /ready        200 once the node is ready for its share of the load, 503 before;
  *                      unsigned, as supervisors' readiness probes ask, and tells nothing else
+ * GET    /v1/identity  unsigned: the node's SIP address, which a client names in its signature
  * </pre>
+ * A request body is sealed with the cluster's key ({@link AdminBodyCipher}); the HA1s of
+ * {@code POST /v1/users} never cross the wire in clear.
  * Answers are text: 200 with the result, or a one-line reason with 400
  * (bad input, nothing written), 401 (not signed with the secret), 404,
  * 405, 413 or 500.
@@ -74,6 +78,7 @@ public final class AdminServer implements AutoCloseable {
     private static final Duration DHT_WAIT = Duration.ofSeconds(120);
     private static final String AORS = "/v1/aors/";
     private static final String READY = "/ready";
+    private static final String IDENTITY = "/v1/identity";
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -85,12 +90,15 @@ public final class AdminServer implements AutoCloseable {
     private final BooleanSupplier ready;
     private final SecureRandom random = new SecureRandom();
     private final AdminDirectory directory;
+    private final AdminBodyCipher cipher;
     private final ScheduledExecutorService refresher;
     /** Nonces of accepted requests until they leave the signature window. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
-    private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, ServedDomains domains,
-                        CredentialStore credentials, Clock clock, AdminView view, BooleanSupplier ready) {
+    private AdminServer(HttpServer server, ExecutorService threads, AdminSignature signature, AdminBodyCipher cipher,
+                        ServedDomains domains, CredentialStore credentials, Clock clock, AdminView view,
+                        BooleanSupplier ready) {
+        this.cipher = cipher;
         this.directory = new AdminDirectory(view.dht(), reachableAt(server.getAddress(), view.sip()), view.sip(),
                 clock::instant);
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -122,8 +130,8 @@ public final class AdminServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), domains, credentials, clock,
-                view, ready);
+        AdminServer admin = new AdminServer(http, threads, new AdminSignature(secret), new AdminBodyCipher(secret),
+                domains, credentials, clock, view, ready);
         http.createContext("/", admin::handle);
         http.setExecutor(threads);
         http.start();
@@ -179,13 +187,32 @@ public final class AdminServer implements AutoCloseable {
                 reply(exchange, now ? 200 : 503, now ? "ready\n" : "warming up\n");
                 return;
             }
-            Optional<String> nonce = signature.verify(exchange.getRequestHeaders().getFirst("Authorization"), method,
-                    path, body, clock.instant());
-            if (nonce.isEmpty() || !firstSight(nonce.get())) {
+            if (IDENTITY.equals(path) && "GET".equals(method)) {
+                reply(exchange, 200, view.sip() + "\n");
+                return;
+            }
+            Optional<AdminSignature.Verified> signed = signature.verify(
+                    exchange.getRequestHeaders().getFirst("Authorization"), method, path, body, clock.instant());
+            if (signed.isEmpty() || !firstSight(signed.get().nonce())) {
                 reply(exchange, 401, "not signed with this cluster's secret, out of time, or replayed");
                 return;
             }
-            String text = new String(body, StandardCharsets.UTF_8);
+            if (!signed.get().target().equals(view.sip().toString())) {
+                reply(exchange, 401, "signed for the node " + signed.get().target() + ", not this one ("
+                        + view.sip() + ")");
+                return;
+            }
+            if (!firstSightInCluster(signed.get().nonce())) {
+                reply(exchange, 401, "replayed: another node of the cluster has seen this request");
+                return;
+            }
+            Optional<byte[]> opened = opened(exchange, body);
+            if (opened.isEmpty()) {
+                reply(exchange, 400, "the body is not sealed with this cluster's key (" + AdminBodyCipher.HEADER
+                        + ": " + AdminBodyCipher.SCHEME + ")");
+                return;
+            }
+            String text = new String(opened.get(), StandardCharsets.UTF_8);
             switch (method + " " + path) {
                 case "GET /v1/domains" -> reply(exchange, 200, domainsText());
                 case "GET /v1/users" -> reply(exchange, 200, listText(await(credentials.list())));
@@ -368,6 +395,27 @@ public final class AdminServer implements AutoCloseable {
         StringBuilder b = new StringBuilder();
         aors.forEach(a -> b.append(a).append('\n'));
         return b.toString();
+    }
+
+    /**
+     * Whether no node of the cluster has taken a request with {@code nonce}
+     * (a put-if-absent in the DHT, kept as long as the signature window
+     * lets the request be used), so that one captured at one node is no
+     * good at another.
+     */
+    private boolean firstSightInCluster(String nonce) {
+        Instant now = clock.instant();
+        return await(view.dht().putIfVersion(nonce + "#admin-nonce", Dht.ABSENT, new byte[] {1},
+                now.plus(AdminSignature.WINDOW.multipliedBy(2))));
+    }
+
+    /** The body as sent: opened when sealed, empty when it should have been and is not. */
+    private Optional<byte[]> opened(HttpExchange exchange, byte[] body) {
+        boolean sealed = AdminBodyCipher.SCHEME.equals(exchange.getRequestHeaders().getFirst(AdminBodyCipher.HEADER));
+        if (!sealed) {
+            return body.length == 0 ? Optional.of(body) : Optional.empty();
+        }
+        return cipher.open(body);
     }
 
     private boolean firstSight(String nonce) {

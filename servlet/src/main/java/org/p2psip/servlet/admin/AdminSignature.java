@@ -15,12 +15,14 @@ import org.p2psip.core.auth.ClusterKeys;
 
 /**
  * Authentication of admin requests with the cluster secret: the
- * {@code Authorization: P2PSIP-HMAC t=MILLIS, n=NONCE, mac=HEX} header is
- * an HMAC-SHA256, under a key derived from the secret for this purpose
- * alone, of the method, path, time, a random nonce and the body's SHA-256.
- * A request is good within {@link #WINDOW} of its time; the server refuses
- * a nonce it has seen, so a captured request cannot be replayed to it.
- * Pure: time comes in as an argument.
+ * {@code Authorization: P2PSIP-HMAC t=MILLIS, n=NONCE, to=NODE, mac=HEX}
+ * header is an HMAC-SHA256, under a key derived from the secret for this
+ * purpose alone, of the method, path, time, a random nonce, the node the
+ * request is for (its SIP address, which {@code GET /v1/identity} tells)
+ * and the body's SHA-256. A request is good within {@link #WINDOW} of its
+ * time and only at the node it names; the cluster refuses a nonce any of
+ * its nodes has seen, so a captured request can be replayed neither to
+ * its node nor to another. Pure: time comes in as an argument.
  */
 public final class AdminSignature {
 
@@ -34,22 +36,33 @@ public final class AdminSignature {
         this.key = new SecretKeySpec(ClusterKeys.derive(secret, "admin-request"), "HmacSHA256");
     }
 
-    /** The Authorization value for a request made at {@code now} with a fresh {@code nonce}. */
-    public String sign(String method, String path, Instant now, String nonce, byte[] body) {
-        long t = now.toEpochMilli();
-        return SCHEME + " t=" + t + ", n=" + nonce + ", mac=" + mac(method, path, t, nonce, body);
+    /** A correctly signed, timely request's nonce and the node it names. */
+    public record Verified(String nonce, String target) {
     }
 
     /**
-     * The nonce of a correctly signed, timely request, or empty when the
-     * header is missing, malformed, wrongly signed or out of the window.
+     * The Authorization value for a request to {@code target} made at
+     * {@code now} with a fresh {@code nonce} (hex digits).
      */
-    public Optional<String> verify(String header, String method, String path, byte[] body, Instant now) {
+    public String sign(String method, String path, String target, Instant now, String nonce, byte[] body) {
+        long t = now.toEpochMilli();
+        return SCHEME + " t=" + t + ", n=" + nonce + ", to=" + target + ", mac="
+                + mac(method, path, target, t, nonce, body);
+    }
+
+    /**
+     * The nonce and target of a correctly signed, timely request, or empty
+     * when the header is missing, malformed, wrongly signed or out of the
+     * window. Whether the target is the node that received it is the
+     * caller's to check.
+     */
+    public Optional<Verified> verify(String header, String method, String path, byte[] body, Instant now) {
         if (header == null || !header.startsWith(SCHEME + " ")) {
             return Optional.empty();
         }
         String t = null;
         String n = null;
+        String to = null;
         String m = null;
         for (String part : header.substring(SCHEME.length() + 1).split(",")) {
             String p = part.trim();
@@ -61,13 +74,15 @@ public final class AdminSignature {
             switch (p.substring(0, eq)) {
                 case "t" -> t = v;
                 case "n" -> n = v;
+                case "to" -> to = v;
                 case "mac" -> m = v;
                 default -> {
                     return Optional.empty();
                 }
             }
         }
-        if (t == null || n == null || m == null || n.isEmpty() || n.length() > 64) {
+        if (t == null || n == null || to == null || m == null || n.isEmpty() || n.length() > 64
+                || !n.chars().allMatch(c -> Character.digit(c, 16) >= 0) || to.isEmpty() || to.length() > 300) {
             return Optional.empty();
         }
         long time;
@@ -79,15 +94,16 @@ public final class AdminSignature {
         if (Math.abs(now.toEpochMilli() - time) > WINDOW.toMillis()) {
             return Optional.empty();
         }
-        byte[] expected = mac(method, path, time, n, body).getBytes(StandardCharsets.US_ASCII);
-        return MessageDigest.isEqual(expected, m.getBytes(StandardCharsets.US_ASCII)) ? Optional.of(n) : Optional.empty();
+        byte[] expected = mac(method, path, to, time, n, body).getBytes(StandardCharsets.US_ASCII);
+        return MessageDigest.isEqual(expected, m.getBytes(StandardCharsets.US_ASCII))
+                ? Optional.of(new Verified(n, to)) : Optional.empty();
     }
 
-    private String mac(String method, String path, long time, String nonce, byte[] body) {
+    private String mac(String method, String path, String target, long time, String nonce, byte[] body) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(key);
-            String head = method + "\n" + path + "\n" + time + "\n" + nonce + "\n";
+            String head = method + "\n" + path + "\n" + target + "\n" + time + "\n" + nonce + "\n";
             mac.update(head.getBytes(StandardCharsets.UTF_8));
             mac.update(MessageDigest.getInstance("SHA-256").digest(body));
             return HexFormat.of().formatHex(mac.doFinal());
