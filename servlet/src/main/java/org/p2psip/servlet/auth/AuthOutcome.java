@@ -1,5 +1,6 @@
 package org.p2psip.servlet.auth;
 
+import java.time.Duration;
 import java.util.Objects;
 
 import org.p2psip.core.auth.UserCredentials;
@@ -20,6 +21,22 @@ public sealed interface AuthOutcome {
      * count) was not.
      */
     record Challenge(boolean stale) implements AuthOutcome {
+    }
+
+    /**
+     * The user's answers from this address are refused unheard for {@code
+     * remaining} more: too many were wrong ({@link FailedLogins}).
+     */
+    record Refused(Duration remaining) implements AuthOutcome {
+        public Refused {
+            Objects.requireNonNull(remaining, "remaining");
+        }
+
+        /** The reason phrase of the 403 that says so. */
+        public String reason() {
+            return "Forbidden: too many failed logins from this address; wait " + Math.max(1, remaining.toSeconds())
+                    + " s";
+        }
     }
 
     AuthOutcome CHALLENGE = new Challenge(false);

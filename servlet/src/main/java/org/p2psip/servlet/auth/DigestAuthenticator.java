@@ -2,6 +2,7 @@ package org.p2psip.servlet.auth;
 
 import java.text.ParseException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -56,10 +57,11 @@ public final class DigestAuthenticator {
     private final List<DigestAlgorithm> algorithms;
     private final Clock clock;
     private final UnansweredChallengeLog unanswered;
+    private final FailedLogins failedLogins;
 
     public DigestAuthenticator(ServedDomains domains, StatelessNonces nonces, CredentialStore credentials,
                                NonceCountStore counts, List<DigestAlgorithm> algorithms, Clock clock,
-                               UnansweredChallengeLog unanswered) {
+                               UnansweredChallengeLog unanswered, FailedLogins failedLogins) {
         this.domains = domains;
         this.nonces = nonces;
         this.credentials = credentials;
@@ -67,6 +69,7 @@ public final class DigestAuthenticator {
         this.algorithms = List.copyOf(algorithms);
         this.clock = clock;
         this.unanswered = unanswered;
+        this.failedLogins = failedLogins;
     }
 
     /** Whether {@code aor} is a provisioned user: it has credentials in the cluster's store. */
@@ -93,6 +96,10 @@ public final class DigestAuthenticator {
             // Neither needs a DHT read to refuse, and the challenge looks like any other.
             return CompletableFuture.completedFuture(AuthOutcome.CHALLENGE);
         }
+        Optional<Duration> refused = failedLogins.refusal(user.get(), request);
+        if (refused.isPresent()) {
+            return CompletableFuture.completedFuture(new AuthOutcome.Refused(refused.get()));
+        }
         String method = request.getMethod();
         return credentials.find(user.get()).thenCompose(stored -> {
             DigestVerdict verdict = DigestRules.verify(c, method, stored, nonce, algorithms);
@@ -102,8 +109,11 @@ public final class DigestAuthenticator {
                                 nonces.freshUntil(fresh.issuedAt()))
                         .thenApply(first -> first ? new AuthOutcome.Authenticated(v.user()) : AuthOutcome.STALE);
             }
-            if (verdict instanceof DigestVerdict.Failed f && LOG.isDebugEnabled()) {
-                LOG.debug("{} for {} not authenticated: {}", method, user.get(), f.why());
+            if (verdict instanceof DigestVerdict.Failed f) {
+                failedLogins.failed(user.get(), request);
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("{} for {} not authenticated: {}", method, user.get(), f.why());
+                }
             }
             return CompletableFuture.completedFuture(
                     verdict instanceof DigestVerdict.Stale ? AuthOutcome.STALE : AuthOutcome.CHALLENGE);

@@ -52,6 +52,7 @@ import org.p2psip.servlet.admin.AdminServer;
 import org.p2psip.servlet.admin.AdminView;
 import org.p2psip.servlet.logging.AccessLog;
 import org.p2psip.servlet.auth.DigestAuthenticator;
+import org.p2psip.servlet.auth.FailedLogins;
 import org.p2psip.servlet.auth.UnansweredChallengeLog;
 import org.p2psip.servlet.logging.JainSipLogging;
 import org.p2psip.servlet.metrics.MetricsServer;
@@ -240,7 +241,8 @@ public final class FrontNode implements AutoCloseable {
                     ? Optional.of(new DigestAuthenticator(domains, new StatelessNonces(secret, trust.nonceLifetime()),
                             credentials, new NonceCountStore(dht), trust.algorithms(), settings.clock(),
                             new UnansweredChallengeLog(trust.algorithms(), guards.sources()::trusted,
-                                    settings.clock())))
+                                    settings.clock()),
+                            new FailedLogins(dht, guards.sources()::trusted, settings.clock())))
                     : Optional.empty();
             Registrar registrar = new Registrar(sip, locations, domains, authenticator, settings.dhtTimeout(),
                     settings.clock(), completions,

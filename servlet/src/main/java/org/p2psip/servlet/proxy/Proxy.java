@@ -210,6 +210,8 @@ public final class Proxy {
             }
             if (outcome instanceof AuthOutcome.Challenge c) {
                 context.respond(challenge(request, realm, c.stale()));
+            } else if (outcome instanceof AuthOutcome.Refused r) {
+                context.reject(Response.FORBIDDEN, r.reason());
             } else if (RelayRules.afterAuthentication(((AuthOutcome.Authenticated) outcome).user(), Optional.of(from))
                     == RelayRules.Action.FORBID) {
                 context.reject(Response.FORBIDDEN, "Forbidden: From does not match the credentials");

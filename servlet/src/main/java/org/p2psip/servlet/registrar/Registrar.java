@@ -167,6 +167,9 @@ public final class Registrar {
             if (outcome instanceof AuthOutcome.Challenge c) {
                 return CompletableFuture.completedFuture(new Answer.Challenge(realm, c.stale()));
             }
+            if (outcome instanceof AuthOutcome.Refused r) {
+                return CompletableFuture.completedFuture(new Answer.Forbidden(r.reason()));
+            }
             AuthOutcome.Authenticated who = (AuthOutcome.Authenticated) outcome;
             if (!who.user().owns(register.aor())) {
                 return CompletableFuture.completedFuture(
