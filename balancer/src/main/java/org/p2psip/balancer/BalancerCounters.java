@@ -22,6 +22,7 @@ public final class BalancerCounters {
     private final LongAdder connectionsRefused = new LongAdder();
     private final LongAdder idleClosed = new LongAdder();
     private final LongAdder deadlineClosed = new LongAdder();
+    private final LongAdder madeRoom = new LongAdder();
     private final LongAdder refusedOversized = new LongAdder();
     private final LongAdder pongs = new LongAdder();
     private final LongAdder diverted = new LongAdder();
@@ -86,6 +87,11 @@ public final class BalancerCounters {
     /** Connections closed because nothing came for the idle timeout. */
     public long idleClosed() {
         return idleClosed.sum();
+    }
+
+    /** Connections that had sent no whole message, closed to make room for a new one ({@link ConnectionGate}). */
+    public long madeRoom() {
+        return madeRoom.sum();
     }
 
     /** Connections closed because a message (or the TLS handshake) did not finish within the deadline. */
@@ -164,6 +170,10 @@ public final class BalancerCounters {
 
     void countDeadlineClosed() {
         deadlineClosed.increment();
+    }
+
+    void countMadeRoom() {
+        madeRoom.increment();
     }
 
     void countRefusedOversized() {

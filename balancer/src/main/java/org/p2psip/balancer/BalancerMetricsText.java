@@ -107,6 +107,7 @@ public final class BalancerMetricsText {
         closed(b, "refused", c.connectionsRefused());
         closed(b, "idle", c.idleClosed());
         closed(b, "deadline", c.deadlineClosed());
+        closed(b, "made_room", c.madeRoom());
         closed(b, "bad_stream", c.streamsClosed());
         family(b, "p2psip_lb_connections", "gauge", "Client TCP and TLS connections open now.");
         b.append("p2psip_lb_connections ").append(balancer.tcpConnections()).append('\n');

@@ -19,17 +19,28 @@ import java.util.Objects;
  *                          takes a file descriptor, and this host caps a process at 20,000
  * @param maxConnectionsPerSource client connections from one IP address at once; a large NAT has many
  *                          phones behind one address, so this is generous
+ * @param maxConnectionsPerNetwork client connections from one network at once (an IPv4 /24, an IPv6 /64):
+ *                          one host with many addresses is still one host
  */
 public record ConnectionLimits(Duration idleTimeout, Duration messageDeadline, int maxConnections,
-                               int maxConnectionsPerSource) {
+                               int maxConnectionsPerSource, int maxConnectionsPerNetwork) {
 
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(300);
     public static final Duration DEFAULT_MESSAGE_DEADLINE = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_CONNECTIONS = 16_000;
     public static final int DEFAULT_MAX_CONNECTIONS_PER_SOURCE = 1_000;
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_NETWORK = 4_000;
 
     public static final ConnectionLimits DEFAULT = new ConnectionLimits(DEFAULT_IDLE_TIMEOUT,
-            DEFAULT_MESSAGE_DEADLINE, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SOURCE);
+            DEFAULT_MESSAGE_DEADLINE, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SOURCE,
+            DEFAULT_MAX_CONNECTIONS_PER_NETWORK);
+
+    /** Limits whose per-network cap is the default's, or the per-source one when that is higher. */
+    public ConnectionLimits(Duration idleTimeout, Duration messageDeadline, int maxConnections,
+                            int maxConnectionsPerSource) {
+        this(idleTimeout, messageDeadline, maxConnections, maxConnectionsPerSource,
+                Math.max(maxConnectionsPerSource, DEFAULT_MAX_CONNECTIONS_PER_NETWORK));
+    }
 
     public ConnectionLimits {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
@@ -46,6 +57,10 @@ public record ConnectionLimits(Duration idleTimeout, Duration messageDeadline, i
         if (maxConnectionsPerSource < 1) {
             throw new IllegalArgumentException("the per-source connection cap must be at least 1, not "
                     + maxConnectionsPerSource);
+        }
+        if (maxConnectionsPerNetwork < maxConnectionsPerSource) {
+            throw new IllegalArgumentException("the per-network connection cap (" + maxConnectionsPerNetwork
+                    + ") must be at least the per-source one (" + maxConnectionsPerSource + ")");
         }
     }
 }

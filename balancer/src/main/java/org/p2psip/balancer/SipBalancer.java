@@ -313,7 +313,8 @@ public final class SipBalancer implements AutoCloseable {
                         }
                         ch.pipeline().addLast("connections", edge.connections())
                                 .addLast("frame", new SipStreamFramer(settings.maxMessageBytes(), deadline, transport,
-                                        new LocalAnswers(r.identity()), edge.counters(), edge.bad()))
+                                        new LocalAnswers(r.identity()), edge.counters(), edge.bad(),
+                                        edge.gate()::spoke))
                                 .addLast("guard", guard)
                                 .addLast("parse", parser)
                                 .addLast("route", r);

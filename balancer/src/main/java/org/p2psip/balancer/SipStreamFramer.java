@@ -4,10 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -33,7 +35,12 @@ import io.netty.util.concurrent.ScheduledFuture;
  *
  * <p>A message must arrive whole within the deadline from its first byte;
  * a connection that trickles one (slowloris, or a Content-Length larger
- * than what is sent) is closed at the deadline.
+ * than what is sent) is closed at the deadline. So is a connection whose
+ * first message is not whole within the deadline from the connection's
+ * start: keep-alives do not count, and a client that connects only to
+ * hold a place is gone before the places run out. The first whole message
+ * is reported ({@code onFirstMessage}), for {@link ConnectionGate} to stop
+ * counting the connection among those it may close to make room.
  */
 public final class SipStreamFramer extends ByteToMessageDecoder {
 
@@ -49,9 +56,12 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
     /** How much of a CRLFCRLF ping has been seen between messages. */
     private int pingMatched;
     private ScheduledFuture<?> deadline;
+    private ScheduledFuture<?> firstDeadline;
+    private boolean spoke;
+    private final Consumer<Channel> onFirstMessage;
 
     SipStreamFramer(int maxMessageBytes, long deadlineNanos, Transport transport, LocalAnswers answers,
-                    BalancerCounters counters, BadInputReporter bad) {
+                    BalancerCounters counters, BadInputReporter bad, Consumer<Channel> onFirstMessage) {
         if (!transport.stream()) {
             throw new IllegalArgumentException("stream framing is for TCP and TLS");
         }
@@ -61,6 +71,13 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
         this.answers = answers;
         this.counters = counters;
         this.bad = bad;
+        this.onFirstMessage = onFirstMessage;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        firstDeadline = ctx.executor().schedule(() -> silentTooLong(ctx), deadlineNanos, TimeUnit.NANOSECONDS);
+        super.channelActive(ctx);
     }
 
     @Override
@@ -83,6 +100,11 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
                 return;
             }
             cancelDeadline();
+            if (!spoke) {
+                spoke = true;
+                cancelFirstDeadline();
+                onFirstMessage.accept(ctx.channel());
+            }
             out.add(frame);
         }
     }
@@ -214,6 +236,25 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
         ctx.close();
     }
 
+    private void silentTooLong(ChannelHandlerContext ctx) {
+        firstDeadline = null;
+        if (spoke || broken || !ctx.channel().isActive()) {
+            return;
+        }
+        broken = true;
+        counters.countDeadlineClosed();
+        bad.report(remote(ctx), "no whole message within " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
+                + " ms of connecting; connection closed");
+        ctx.close();
+    }
+
+    private void cancelFirstDeadline() {
+        if (firstDeadline != null) {
+            firstDeadline.cancel(false);
+            firstDeadline = null;
+        }
+    }
+
     private void cancelDeadline() {
         if (deadline != null) {
             deadline.cancel(false);
@@ -224,6 +265,7 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         cancelDeadline();
+        cancelFirstDeadline();
     }
 
     @Override
@@ -231,6 +273,7 @@ public final class SipStreamFramer extends ByteToMessageDecoder {
         // The connection is gone: half a message can never be answered, and no deadline is needed.
         in.skipBytes(in.readableBytes());
         cancelDeadline();
+        cancelFirstDeadline();
     }
 
     private static InetSocketAddress remote(ChannelHandlerContext ctx) {

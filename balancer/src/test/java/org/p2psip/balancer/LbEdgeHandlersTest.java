@@ -99,14 +99,78 @@ class LbEdgeHandlersTest {
         assertFalse(a3.isOpen(), "third from one source, cap 2");
         EmbeddedChannel b1 = connection(OTHER, gate);
         assertTrue(b1.isOpen(), "another source still connects");
+        gate.spoke(a1);
+        gate.spoke(a2);
+        gate.spoke(b1);
         EmbeddedChannel c1 = connection(new InetSocketAddress("127.0.0.4", 1), gate);
-        assertFalse(c1.isOpen(), "fourth in all, cap 3");
+        assertFalse(c1.isOpen(), "fourth in all, cap 3, and every open one has spoken");
         assertEquals(2, counters.connectionsRefused());
 
         a1.close();
         assertEquals(1, gate.open(FLOODER.getAddress()));
         assertTrue(connection(FLOODER, gate).isOpen(), "a closed connection frees its place");
         assertEquals(3, gate.open());
+    }
+
+    @Test
+    void whenTheTableIsFullTheOldestConnectionThatNeverSpokeMakesRoom() {
+        ConnectionGate gate = new ConnectionGate(new ConnectionLimits(Duration.ofSeconds(1), Duration.ofSeconds(1), 3,
+                2), SourceGuard.off(), counters, bad);
+        EmbeddedChannel phone = connection(OTHER, gate);
+        gate.spoke(phone);
+        EmbeddedChannel silent1 = connection(FLOODER, gate);
+        EmbeddedChannel silent2 = connection(FLOODER, gate);
+
+        EmbeddedChannel newcomer = connection(new InetSocketAddress("127.0.0.4", 1), gate);
+
+        assertTrue(newcomer.isOpen(), "a new client gets a place");
+        assertFalse(silent1.isOpen(), "the oldest silent connection made room");
+        assertTrue(silent2.isOpen() && phone.isOpen(), "the others stay, the one that spoke above all");
+        assertEquals(3, gate.open());
+        assertEquals(1, counters.madeRoom());
+        assertEquals(0, counters.connectionsRefused());
+    }
+
+    @Test
+    void aNetworkAtItsCapMakesRoomFromItsOwnSilentConnectionsOnly() {
+        ConnectionGate gate = new ConnectionGate(new ConnectionLimits(Duration.ofSeconds(1), Duration.ofSeconds(1),
+                100, 2, 3), SourceGuard.off(), counters, bad);
+        EmbeddedChannel elsewhere = connection(new InetSocketAddress("192.0.2.7", 1), gate);
+        EmbeddedChannel n1 = connection(new InetSocketAddress("127.0.0.1", 1), gate);
+        EmbeddedChannel n2 = connection(new InetSocketAddress("127.0.0.2", 1), gate);
+        EmbeddedChannel n3 = connection(new InetSocketAddress("127.0.0.3", 1), gate);
+        gate.spoke(n2);
+        gate.spoke(n3);
+
+        EmbeddedChannel n4 = connection(new InetSocketAddress("127.0.0.4", 1), gate);
+        assertTrue(n4.isOpen());
+        assertFalse(n1.isOpen(), "its own network's oldest silent connection made room");
+        assertTrue(elsewhere.isOpen(), "an older silent connection of another network did not");
+
+        gate.spoke(n4);
+        EmbeddedChannel n5 = connection(new InetSocketAddress("127.0.0.5", 1), gate);
+        assertFalse(n5.isOpen(), "three open in the /24, each has spoken");
+        assertEquals(1, counters.connectionsRefused());
+    }
+
+    @Test
+    void aConnectionThatSendsNoWholeMessageWithinTheDeadlineOfConnectingIsClosed() throws Exception {
+        java.util.List<io.netty.channel.Channel> spoke = new java.util.ArrayList<>();
+        EmbeddedChannel quiet = LbText.tcpChannel(new SipStreamFramer(65_535, Duration.ofMillis(50).toNanos(),
+                Transport.TCP, new LocalAnswers(LbText.LB), counters, bad, spoke::add));
+        EmbeddedChannel talker = LbText.tcpChannel(new SipStreamFramer(65_535, Duration.ofMillis(50).toNanos(),
+                Transport.TCP, new LocalAnswers(LbText.LB), counters, bad, spoke::add));
+        talker.writeInbound(Unpooled.wrappedBuffer(LbText.crlf(LbText.register("sip:a@b", "t1"))));
+        quiet.writeInbound(Unpooled.wrappedBuffer(new byte[] {'\r', '\n', '\r', '\n'}));
+
+        Thread.sleep(120);
+        quiet.runScheduledPendingTasks();
+        talker.runScheduledPendingTasks();
+
+        assertFalse(quiet.isOpen(), "keep-alives alone are no message");
+        assertTrue(talker.isOpen());
+        assertEquals(java.util.List.of(talker), spoke);
+        assertEquals(1, counters.deadlineClosed());
     }
 
     @Test

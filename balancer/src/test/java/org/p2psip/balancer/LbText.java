@@ -20,7 +20,7 @@ final class LbText {
 
     static SipStreamFramer framer(int maxMessageBytes, java.time.Duration deadline, BalancerCounters counters) {
         return new SipStreamFramer(maxMessageBytes, deadline.toNanos(), Transport.TCP, new LocalAnswers(LB), counters,
-                BadInputReporter.standard());
+                BadInputReporter.standard(), channel -> { });
     }
 
     static SipDatagramDecoder datagrams(int maxMessageBytes, BalancerCounters counters) {

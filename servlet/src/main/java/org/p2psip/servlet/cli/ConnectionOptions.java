@@ -19,8 +19,8 @@ final class ConnectionOptions {
 
     @Option(names = "--message-deadline", paramLabel = "SECONDS",
             description = "A message (and a TLS handshake) must arrive whole within this long of its first "
-                    + "byte, or the connection is closed: slow senders cannot hold connections. "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "byte, and a connection's first message within this long of its start, or the connection is "
+                    + "closed: slow or silent senders cannot hold connections. Default: ${DEFAULT-VALUE}.")
     long deadlineSeconds = ConnectionLimits.DEFAULT_MESSAGE_DEADLINE.toSeconds();
 
     @Option(names = "--max-connections", paramLabel = "N",
@@ -32,6 +32,14 @@ final class ConnectionOptions {
             description = "Client connections from one IP address at once; more are closed on accept. "
                     + "Default: ${DEFAULT-VALUE}.")
     int perSource = ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_SOURCE;
+
+    @Option(names = "--max-connections-per-network", paramLabel = "N",
+            description = "Client connections from one network (an IPv4 /24, an IPv6 /64) at once. When this or "
+                    + "--max-connections is reached, the oldest connection that has not sent a whole message yet "
+                    + "is closed to make room; when every one has, the new one is closed on accept. Default: "
+                    + ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_NETWORK
+                    + ", or --max-connections-per-source when that is higher.")
+    int perNetwork;
 
     @Option(names = "--max-message-size", paramLabel = "BYTES",
             description = "Largest SIP message accepted on any transport, " + BalancerSettings.MIN_MAX_MESSAGE_BYTES
@@ -55,6 +63,7 @@ final class ConnectionOptions {
                     + " must be at least 1 second");
         }
         return new ConnectionLimits(Duration.ofSeconds(idleSeconds), Duration.ofSeconds(deadlineSeconds), max,
-                perSource);
+                perSource, perNetwork == 0 ? Math.max(perSource, ConnectionLimits.DEFAULT_MAX_CONNECTIONS_PER_NETWORK)
+                        : perNetwork);
     }
 }
