@@ -1,9 +1,7 @@
 package org.p2psip.balancer;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.p2psip.core.guard.SourceGuard;
+import org.p2psip.core.guard.SourceNetwork;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -109,12 +108,6 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
         return n == null ? 0 : n.get();
     }
 
-    /** The network {@code address} is in for {@link ConnectionLimits#maxConnectionsPerNetwork()}. */
-    static String network(InetAddress address) {
-        byte[] b = address.getAddress();
-        return Arrays.toString(Arrays.copyOf(b, address instanceof Inet4Address ? 3 : 8));
-    }
-
     /** Takes a place for {@code channel} from {@code source}, making room if it must; or says why there is none. */
     private String admit(Channel channel, InetAddress source) {
         if (!guard.admit(source, System.nanoTime()).admitted()) {
@@ -124,7 +117,7 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
         if (!take(bySource, source, limits.maxConnectionsPerSource())) {
             return "connection refused: the source has " + limits.maxConnectionsPerSource() + " connections open";
         }
-        String network = network(source);
+        String network = SourceNetwork.of(source);
         if (!take(byNetwork, network, limits.maxConnectionsPerNetwork())
                 && !(makeRoom(network) && take(byNetwork, network, limits.maxConnectionsPerNetwork()))) {
             put(bySource, source);

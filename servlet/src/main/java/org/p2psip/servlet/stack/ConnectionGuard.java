@@ -3,23 +3,30 @@ package org.p2psip.servlet.stack;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.guard.SourceGuard;
+import org.p2psip.core.guard.SourceNetwork;
 import org.p2psip.balancer.ConnectionLimits;
 import org.p2psip.core.guard.SourceVerdict;
 
 /**
  * Keeps the TCP connections peers open to a node within bounds: at most
  * {@link ConnectionLimits#maxConnections()} in all and {@link ConnectionLimits#maxConnectionsPerSource()}
- * from one address, none from a banned source, none idle past
- * {@link ConnectionLimits#idleTimeout()} (any bytes, keep-alive CRLFs
- * included, are activity: RFC 5626 §4.4.1), and none sitting on a part of a
- * message past {@link ConnectionLimits#messageDeadline()} (slowloris).
+ * from one address and {@link ConnectionLimits#maxConnectionsPerNetwork()}
+ * from one network (an IPv4 /24, an IPv6 /64), none from a banned source,
+ * none idle past {@link ConnectionLimits#idleTimeout()} (any bytes,
+ * keep-alive CRLFs included, are activity: RFC 5626 §4.4.1), none sitting
+ * on a part of a message past {@link ConnectionLimits#messageDeadline()}
+ * (slowloris), and none without a whole message that long after it opened.
+ * When the table or a network is full, the oldest connection that has not
+ * sent a whole message yet is closed to make room, as the balancer does.
  *
  * <p>A refused connection is closed from the guard's own thread right after
  * the RI registered it (the RI's accept path has no way to say no), and
@@ -31,6 +38,12 @@ final class ConnectionGuard implements AutoCloseable {
     private final SourceGuard sources;
     private final ConcurrentHashMap<StreamGuard, StreamGuard.Connection> open = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicInteger> perNetwork = new ConcurrentHashMap<>();
+    /** Admitted connections without a whole message yet, oldest first. */
+    private final ConcurrentSkipListMap<Long, StreamGuard> silent = new ConcurrentSkipListMap<>();
+    private final ConcurrentHashMap<StreamGuard, Long> silentSequence = new ConcurrentHashMap<>();
+    private final AtomicLong sequence = new AtomicLong();
+    private final LongAdder madeRoom = new LongAdder();
     private final AtomicInteger total = new AtomicInteger();
     private final LongAdder refused = new LongAdder();
     private final LongAdder idleClosed = new LongAdder();
@@ -59,32 +72,104 @@ final class ConnectionGuard implements AutoCloseable {
             refused.increment();
             return false;
         }
-        if (total.incrementAndGet() > limits.maxConnections()) {
-            total.decrementAndGet();
+        if (!take(perSource, source, limits.maxConnectionsPerSource())) {
             refused.increment();
             return false;
         }
-        AtomicInteger count = perSource.computeIfAbsent(source, s -> new AtomicInteger());
-        if (count.incrementAndGet() > limits.maxConnectionsPerSource()) {
-            count.decrementAndGet();
-            total.decrementAndGet();
+        String network = SourceNetwork.of(source);
+        if (!take(perNetwork, network, limits.maxConnectionsPerNetwork())
+                && !(makeRoom(network) && take(perNetwork, network, limits.maxConnectionsPerNetwork()))) {
+            put(perSource, source);
+            refused.increment();
+            return false;
+        }
+        if (!takePlace() && !(makeRoom(null) && takePlace())) {
+            put(perSource, source);
+            put(perNetwork, network);
             refused.increment();
             return false;
         }
         return true;
     }
 
-    void opened(StreamGuard stream, StreamGuard.Connection connection) {
-        open.put(stream, connection);
+    private boolean takePlace() {
+        if (total.incrementAndGet() > limits.maxConnections()) {
+            total.decrementAndGet();
+            return false;
+        }
+        return true;
     }
 
-    /** Gives back what {@link #admit} claimed, once per admitted connection. */
-    void release(StreamGuard stream, InetAddress source) {
-        if (open.remove(stream) == null) {
-            return;
+    /** {@code stream} delivered its first whole message: it keeps its place. */
+    void spoke(StreamGuard stream) {
+        Long seq = silentSequence.remove(stream);
+        if (seq != null) {
+            silent.remove(seq, stream);
         }
+    }
+
+    /**
+     * Closes the oldest silent connection, from {@code network} when it is
+     * not null, giving its places back at once; false when there is none.
+     */
+    private boolean makeRoom(String network) {
+        for (var e : silent.entrySet()) {
+            StreamGuard oldest = e.getValue();
+            if (network != null && !network.equals(SourceNetwork.of(oldest.source()))) {
+                continue;
+            }
+            StreamGuard.Connection connection = open.get(oldest);
+            if (connection != null && release(oldest, oldest.source())) {
+                madeRoom.increment();
+                closeSoon(connection);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void opened(StreamGuard stream, StreamGuard.Connection connection) {
+        open.put(stream, connection);
+        if (!stream.spoke()) {
+            long seq = sequence.incrementAndGet();
+            silentSequence.put(stream, seq);
+            silent.put(seq, stream);
+        }
+    }
+
+    /** Gives back what {@link #admit} claimed, once per admitted connection; false when that was done. */
+    boolean release(StreamGuard stream, InetAddress source) {
+        if (open.remove(stream) == null) {
+            return false;
+        }
+        spoke(stream);
         total.decrementAndGet();
-        perSource.computeIfPresent(source, (s, n) -> n.decrementAndGet() <= 0 ? null : n);
+        put(perSource, source);
+        put(perNetwork, SourceNetwork.of(source));
+        return true;
+    }
+
+    /** Connections that had sent no whole message, closed to make room for a new one. */
+    long madeRoom() {
+        return madeRoom.sum();
+    }
+
+    /** One more of {@code key}'s places taken if fewer than {@code cap} are; false if not. */
+    private static <K> boolean take(ConcurrentHashMap<K, AtomicInteger> counts, K key, int cap) {
+        boolean[] placed = {false};
+        counts.compute(key, (k, n) -> {
+            AtomicInteger count = n == null ? new AtomicInteger() : n;
+            if (count.get() < cap) {
+                count.incrementAndGet();
+                placed[0] = true;
+            }
+            return count.get() == 0 ? null : count;
+        });
+        return placed[0];
+    }
+
+    private static <K> void put(ConcurrentHashMap<K, AtomicInteger> counts, K key) {
+        counts.computeIfPresent(key, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
     }
 
     /** Closes a refused connection as soon as the RI has finished accepting it. */
@@ -120,7 +205,8 @@ final class ConnectionGuard implements AutoCloseable {
         for (var entry : open.entrySet()) {
             StreamGuard stream = entry.getKey();
             try {
-                if (stream.partialSince() != 0 && now - stream.partialSince() > deadline) {
+                if (stream.partialSince() != 0 && now - stream.partialSince() > deadline
+                        || !stream.spoke() && now - stream.openedNanos() > deadline) {
                     overdueClosed.increment();
                     entry.getValue().close();
                 } else if (now - stream.lastActivityNanos() > idle) {

@@ -40,8 +40,10 @@ final class StreamGuard {
     private final InetAddress source;
     private final int port;
     private boolean admitted;
-    private volatile long lastActivityNanos = System.nanoTime();
+    private final long openedNanos = System.nanoTime();
+    private volatile long lastActivityNanos = openedNanos;
     private volatile long partialSince;
+    private volatile boolean spoke;
 
     StreamGuard(ConnectionGuard guard, EdgeGuards guards, InetAddress source, int port) {
         this.guard = guard;
@@ -74,6 +76,20 @@ final class StreamGuard {
         return lastActivityNanos;
     }
 
+    /** When the connection was accepted. */
+    long openedNanos() {
+        return openedNanos;
+    }
+
+    /** Whether a whole message has arrived on it: a connection that has not may be closed to make room. */
+    boolean spoke() {
+        return spoke;
+    }
+
+    InetAddress source() {
+        return source;
+    }
+
     /** When the message now arriving began to arrive, or 0 between messages. */
     long partialSince() {
         return partialSince;
@@ -93,6 +109,10 @@ final class StreamGuard {
                 if (guards.sources().admit(source, now) != SourceVerdict.ADMIT) {
                     guard.closeSoon(connection);
                     return;
+                }
+                if (!spoke) {
+                    spoke = true;
+                    guard.spoke(this);
                 }
                 connection.parse(m.bytes());
             } else if (piece instanceof SipStreamAssembler.Piece.TooLarge t) {
