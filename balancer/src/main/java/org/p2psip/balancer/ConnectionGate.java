@@ -4,11 +4,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.p2psip.core.guard.PlaceCounts;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.guard.SourceNetwork;
 
@@ -54,8 +54,8 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
     private final BalancerCounters counters;
     private final BadInputReporter bad;
     private final AtomicInteger open = new AtomicInteger();
-    private final ConcurrentHashMap<InetAddress, AtomicInteger> bySource = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, AtomicInteger> byNetwork = new ConcurrentHashMap<>();
+    private final PlaceCounts<InetAddress> bySource = new PlaceCounts<>();
+    private final PlaceCounts<String> byNetwork = new PlaceCounts<>();
     /** Admitted connections that have not sent a whole message yet, oldest first. */
     private final ConcurrentSkipListMap<Long, Channel> silent = new ConcurrentSkipListMap<>();
     private final AtomicLong sequence = new AtomicLong();
@@ -104,8 +104,7 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
 
     /** Connections admitted and still open from {@code source}. */
     public int open(InetAddress source) {
-        AtomicInteger n = bySource.get(source);
-        return n == null ? 0 : n.get();
+        return bySource.held(source);
     }
 
     /** Takes a place for {@code channel} from {@code source}, making room if it must; or says why there is none. */
@@ -114,19 +113,19 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
             counters.countSourceDropped();
             return "connection refused: the source is over its rate or banned";
         }
-        if (!take(bySource, source, limits.maxConnectionsPerSource())) {
+        if (!bySource.take(source, limits.maxConnectionsPerSource())) {
             return "connection refused: the source has " + limits.maxConnectionsPerSource() + " connections open";
         }
         String network = SourceNetwork.of(source);
-        if (!take(byNetwork, network, limits.maxConnectionsPerNetwork())
-                && !(makeRoom(network) && take(byNetwork, network, limits.maxConnectionsPerNetwork()))) {
-            put(bySource, source);
+        if (!byNetwork.take(network, limits.maxConnectionsPerNetwork())
+                && !(makeRoom(network) && byNetwork.take(network, limits.maxConnectionsPerNetwork()))) {
+            bySource.give(source);
             return "connection refused: its network has " + limits.maxConnectionsPerNetwork()
                     + " connections open, each of which has spoken";
         }
         if (!takePlace() && !(makeRoom(null) && takePlace())) {
-            put(bySource, source);
-            put(byNetwork, network);
+            bySource.give(source);
+            byNetwork.give(network);
             return "connection refused: " + limits.maxConnections() + " connections are open, each of which "
                     + "has spoken";
         }
@@ -176,27 +175,8 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
         }
         silent.remove(a.sequence(), channel);
         open.decrementAndGet();
-        put(bySource, a.source());
-        put(byNetwork, a.network());
+        bySource.give(a.source());
+        byNetwork.give(a.network());
         return true;
-    }
-
-    /** One more of {@code key}'s places taken if fewer than {@code cap} are; false if not. */
-    private static <K> boolean take(ConcurrentHashMap<K, AtomicInteger> counts, K key, int cap) {
-        boolean[] placed = {false};
-        counts.compute(key, (k, n) -> {
-            AtomicInteger count = n == null ? new AtomicInteger() : n;
-            if (count.get() < cap) {
-                count.incrementAndGet();
-                placed[0] = true;
-            }
-            return count.get() == 0 ? null : count;
-        });
-        return placed[0];
-    }
-
-    /** One of {@code key}'s places given back. */
-    private static <K> void put(ConcurrentHashMap<K, AtomicInteger> counts, K key) {
-        counts.computeIfPresent(key, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.p2psip.core.guard.PlaceCounts;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.guard.SourceNetwork;
 import org.p2psip.balancer.ConnectionLimits;
@@ -37,8 +38,8 @@ final class ConnectionGuard implements AutoCloseable {
     private final ConnectionLimits limits;
     private final SourceGuard sources;
     private final ConcurrentHashMap<StreamGuard, StreamGuard.Connection> open = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, AtomicInteger> perNetwork = new ConcurrentHashMap<>();
+    private final PlaceCounts<InetAddress> perSource = new PlaceCounts<>();
+    private final PlaceCounts<String> perNetwork = new PlaceCounts<>();
     /** Admitted connections without a whole message yet, oldest first. */
     private final ConcurrentSkipListMap<Long, StreamGuard> silent = new ConcurrentSkipListMap<>();
     private final ConcurrentHashMap<StreamGuard, Long> silentSequence = new ConcurrentHashMap<>();
@@ -72,20 +73,20 @@ final class ConnectionGuard implements AutoCloseable {
             refused.increment();
             return false;
         }
-        if (!take(perSource, source, limits.maxConnectionsPerSource())) {
+        if (!perSource.take(source, limits.maxConnectionsPerSource())) {
             refused.increment();
             return false;
         }
         String network = SourceNetwork.of(source);
-        if (!take(perNetwork, network, limits.maxConnectionsPerNetwork())
-                && !(makeRoom(network) && take(perNetwork, network, limits.maxConnectionsPerNetwork()))) {
-            put(perSource, source);
+        if (!perNetwork.take(network, limits.maxConnectionsPerNetwork())
+                && !(makeRoom(network) && perNetwork.take(network, limits.maxConnectionsPerNetwork()))) {
+            perSource.give(source);
             refused.increment();
             return false;
         }
         if (!takePlace() && !(makeRoom(null) && takePlace())) {
-            put(perSource, source);
-            put(perNetwork, network);
+            perSource.give(source);
+            perNetwork.give(network);
             refused.increment();
             return false;
         }
@@ -144,8 +145,8 @@ final class ConnectionGuard implements AutoCloseable {
         }
         spoke(stream);
         total.decrementAndGet();
-        put(perSource, source);
-        put(perNetwork, SourceNetwork.of(source));
+        perSource.give(source);
+        perNetwork.give(SourceNetwork.of(source));
         return true;
     }
 
@@ -154,23 +155,6 @@ final class ConnectionGuard implements AutoCloseable {
         return madeRoom.sum();
     }
 
-    /** One more of {@code key}'s places taken if fewer than {@code cap} are; false if not. */
-    private static <K> boolean take(ConcurrentHashMap<K, AtomicInteger> counts, K key, int cap) {
-        boolean[] placed = {false};
-        counts.compute(key, (k, n) -> {
-            AtomicInteger count = n == null ? new AtomicInteger() : n;
-            if (count.get() < cap) {
-                count.incrementAndGet();
-                placed[0] = true;
-            }
-            return count.get() == 0 ? null : count;
-        });
-        return placed[0];
-    }
-
-    private static <K> void put(ConcurrentHashMap<K, AtomicInteger> counts, K key) {
-        counts.computeIfPresent(key, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
-    }
 
     /** Closes a refused connection as soon as the RI has finished accepting it. */
     void closeSoon(StreamGuard.Connection connection) {

@@ -10,21 +10,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.p2psip.core.location.RegistrarPolicy;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.admin.AdminClient;
 import org.p2psip.servlet.node.FrontNode;
-import org.p2psip.servlet.node.NodeSettings;
-import org.p2psip.servlet.node.ProtectionSettings;
-import org.p2psip.servlet.node.TrustSettings;
-import org.p2psip.servlet.testing.SharedLocalDhtProvider;
+import org.p2psip.servlet.testing.SharedStoreNodes;
 
 /**
  * {@code status --cluster ONE} shows the whole cluster: each node names its
@@ -40,11 +34,7 @@ class StatusFollowsMembersTest {
     Path dir;
 
     private static FrontNode node(String store) throws Exception {
-        return FrontNode.start(new NodeSettings(new HostPort("127.0.0.1", 0), SharedLocalDhtProvider.NAME,
-                Optional.empty(), List.of(), 1, Map.of("store", store), RegistrarPolicy.DEFAULT,
-                NodeSettings.DEFAULT_DHT_TIMEOUT, NodeSettings.DEFAULT_SIP_THREADS, Clock.systemUTC(),
-                TrustSettings.open("p2psip.test").withClusterSecret(SECRET).withAdmin(new HostPort("127.0.0.1", 0)),
-                ProtectionSettings.DEFAULT, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
+        return SharedStoreNodes.withAdmin(store, SECRET);
     }
 
     @Test
