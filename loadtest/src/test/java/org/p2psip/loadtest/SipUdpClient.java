@@ -34,7 +34,12 @@ final class SipUdpClient implements AutoCloseable {
     private final DatagramSocket socket;
 
     SipUdpClient() throws IOException {
-        socket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        this(InetAddress.getLoopbackAddress());
+    }
+
+    /** A client on {@code address}: another loopback address is another source to the cluster. */
+    SipUdpClient(InetAddress address) throws IOException {
+        socket = new DatagramSocket(new InetSocketAddress(address, 0));
         socket.setSoTimeout(200);
     }
 
@@ -49,7 +54,8 @@ final class SipUdpClient implements AutoCloseable {
         String target = "127.0.0.1:" + targetPort;
         StringBuilder b = new StringBuilder()
                 .append("REGISTER sip:").append(target).append(" SIP/2.0\r\n")
-                .append("Via: SIP/2.0/UDP 127.0.0.1:").append(socket.getLocalPort())
+                .append("Via: SIP/2.0/UDP ").append(socket.getLocalAddress().getHostAddress()).append(':')
+                .append(socket.getLocalPort())
                 .append(";branch=z9hG4bK").append(UUID.randomUUID()).append("\r\n")
                 .append("Max-Forwards: 70\r\n")
                 .append("From: <sip:").append(user).append('@').append(target).append(">;tag=t").append(cseq).append("\r\n")
