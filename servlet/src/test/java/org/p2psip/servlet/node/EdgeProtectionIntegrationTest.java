@@ -148,11 +148,28 @@ class EdgeProtectionIntegrationTest {
     @Test
     void anIdleConnectionIsClosedAfterTheIdleTimeout() throws Exception {
         try (Socket s = connect("127.0.0.8")) {
+            write(s, options("127.0.0.8:5060").replace("Via:",
+                    "Via: SIP/2.0/TCP 127.0.0.8:5060;branch=" + UdpPeer.branch()).text());
+            assertTrue(SocketReads.headerSection(s, Duration.ofSeconds(3)).startsWith("SIP/2.0 200 "));
             long start = System.nanoTime();
             SocketReads.untilClosed(s, Duration.ofSeconds(6));
             long waited = (System.nanoTime() - start) / 1_000_000;
             assertTrue(waited >= 1_400 && waited < 5_000, "closed after " + waited + " ms");
         }
+    }
+
+    @Test
+    void aConnectionThatNeverSpeaksIsClosedAtTheMessageDeadlineOfItsStart() throws Exception {
+        long overdueBefore = node.edgeGuards().overdueClosed();
+        long idleBefore = node.edgeGuards().idleClosed();
+        try (Socket s = connect("127.0.0.11")) {
+            long start = System.nanoTime();
+            SocketReads.untilClosed(s, Duration.ofSeconds(6));
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(waited >= 900, "closed after " + waited + " ms");
+        }
+        assertTrue(node.edgeGuards().overdueClosed() > overdueBefore, "closed for the deadline");
+        assertEquals(idleBefore, node.edgeGuards().idleClosed(), "not for idling");
     }
 
     @Test
