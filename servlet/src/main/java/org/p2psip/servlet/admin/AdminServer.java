@@ -79,6 +79,8 @@ public final class AdminServer implements AutoCloseable {
     private static final String AORS = "/v1/aors/";
     private static final String READY = "/ready";
     private static final String IDENTITY = "/v1/identity";
+    /** How often the refresher looks whether the directory entry is due. */
+    private static final long DIRECTORY_LOOK_MILLIS = 1_000;
 
     private final HttpServer server;
     private final ExecutorService threads;
@@ -92,6 +94,8 @@ public final class AdminServer implements AutoCloseable {
     private final AdminDirectory directory;
     private final AdminBodyCipher cipher;
     private final ScheduledExecutorService refresher;
+    /** When this node last wrote its directory entry (nanoTime), 0 before; the refresher thread's alone. */
+    private long lastRefreshNanos;
     /** Nonces of accepted requests until they leave the signature window. */
     private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
@@ -135,8 +139,8 @@ public final class AdminServer implements AutoCloseable {
         http.createContext("/", admin::handle);
         http.setExecutor(threads);
         http.start();
-        admin.refresher.scheduleWithFixedDelay(admin::refreshDirectory, 0, AdminDirectory.REFRESH.toMillis(),
-                TimeUnit.MILLISECONDS);
+        admin.refresher.scheduleWithFixedDelay(admin::refreshDirectory, DIRECTORY_LOOK_MILLIS,
+                DIRECTORY_LOOK_MILLIS, TimeUnit.MILLISECONDS);
         return admin;
     }
 
@@ -146,7 +150,19 @@ public final class AdminServer implements AutoCloseable {
                 : new HostPort(bound.getAddress().getHostAddress(), bound.getPort());
     }
 
+    /**
+     * Writes this node's entry once it is ready and then every
+     * {@link AdminDirectory#REFRESH}: a node still warming up leaves the DHT
+     * to its warm-up, and a cluster's nodes, which start together, do not
+     * all write the one value at once.
+     */
     private void refreshDirectory() {
+        long now = System.nanoTime();
+        boolean fresh = lastRefreshNanos != 0 && now - lastRefreshNanos < AdminDirectory.REFRESH.toNanos();
+        if (!ready.getAsBoolean() || fresh) {
+            return;
+        }
+        lastRefreshNanos = now;
         try {
             directory.refresh().get(DHT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
