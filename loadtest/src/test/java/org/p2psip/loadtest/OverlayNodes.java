@@ -101,6 +101,8 @@ final class OverlayNodes implements AutoCloseable {
         this.nodeArgs = List.copyOf(nodeArgs);
     }
 
+    private static final Duration READY_WITHIN = Duration.ofSeconds(200);
+
     /** Starts a seed and {@code count - 1} members joining through it, and waits until every one listens. */
     Member startAll(int count) throws Exception {
         Member seed = start(null);
@@ -109,7 +111,9 @@ final class OverlayNodes implements AutoCloseable {
             start(seed);
         }
         for (Member m : members) {
-            m.process().awaitOutput("listening", Duration.ofSeconds(120));
+            // A node's warm-up has four phases of at most 30 s each (front, overlay, claim, overlay again) after
+            // its JVM starts, which takes 15-20 s when sixteen start at once on two cores: ready within 200 s.
+            m.process().awaitOutput("listening", READY_WITHIN);
         }
         return seed;
     }
