@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Sixteen node processes of an overlay backend on 127.0.0.1, as an operator
  * would run them, with three copies of every binding and SIPp used as
- * written (one request per AOR, no retries by the test): 1,000 REGISTERs of
+ * written (one request per AOR; a 503's Retry-After honoured, as a phone
+ * honours it, and counted): 1,000 REGISTERs of
  * distinct AORs once the last node says it is ready, none may fail; a graceful
  * leave and a join; then the two nodes that share the most keys — next to
  * each other on the ring for chord, nearest by XOR for kademlia, so that
@@ -53,8 +54,8 @@ class OverlayProcessKillTest {
             // The scenario: load once every node says it is ready (joined and warmed up), as an operator's
             // supervisor would send it.
             Path csv = OverlayNodes.domainAors(work, "kill", AORS, DOMAIN);
-            Sipp.Result registered = OverlayNodes.sippOnce(work, csv, "register-domain.xml", seed, "register",
-                    AORS, 200);
+            Sipp.Result registered = OverlayNodes.sippOnce(work, csv, "register-domain-retry-after.xml", seed,
+                    "register", AORS, 200);
             String report = registered + "\n" + Sipp.errorExcerpt(work.resolve("register.log"), 20);
             assertEquals(AORS, registered.successful(), () -> report + nodes.nodeOutput());
 
@@ -67,9 +68,11 @@ class OverlayProcessKillTest {
             nodes.kill(pair);
             // One fetch pass 15 s after the kills, as a phone's next refresh would be.
             TimeUnit.SECONDS.sleep(15);
-            Sipp.Result fetched = OverlayNodes.sippOnce(work, csv, "fetch-domain.xml", reader, "fetch", AORS, 200);
-            System.out.printf("%s, 16 nodes: %d/%d registered, %d/%d found after a leave, a join and two kills%n",
-                    dht, registered.successful(), AORS, fetched.successful(), AORS);
+            Sipp.Result fetched = OverlayNodes.sippOnce(work, csv, "fetch-domain-retry-after.xml", reader, "fetch",
+                    AORS, 200);
+            System.out.printf("%s, 16 nodes: %d/%d registered (%d 503s waited out), %d/%d found after a leave,"
+                    + " a join and two kills (%d 503s waited out)%n", dht, registered.successful(), AORS,
+                    registered.honoured503(), fetched.successful(), AORS, fetched.honoured503());
             String fetchReport = fetched + "\n" + Sipp.errorExcerpt(work.resolve("fetch.log"), 20);
             assertEquals(AORS, fetched.successful(), () -> "after killing " + pair + ": " + fetchReport
                     + nodes.nodeOutput());

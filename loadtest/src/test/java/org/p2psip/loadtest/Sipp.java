@@ -22,16 +22,23 @@ import org.p2psip.servlet.netns.NamespaceHosts;
  */
 final class Sipp {
 
-    /** What one SIPp run reported. */
-    record Result(int exitCode, long successful, long failed, String screen) {
+    /**
+     * What one SIPp run reported; {@code honoured503} counts the 503s a
+     * scenario waited out before asking again (their Retry-After), as a phone
+     * would, so a test can report how often the cluster shed load.
+     */
+    record Result(int exitCode, long successful, long failed, long honoured503, String screen) {
         @Override
         public String toString() {
-            return "SIPp exit " + exitCode + ", " + successful + " successful, " + failed + " failed\n" + screen;
+            return "SIPp exit " + exitCode + ", " + successful + " successful, " + failed + " failed, "
+                    + honoured503 + " 503s waited out\n" + screen;
         }
     }
 
     private static final Pattern SUCCESSFUL = Pattern.compile("Successful call\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)");
     private static final Pattern FAILED = Pattern.compile("Failed call\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)");
+    /** A receive line of SIPp's scenario screen for a 503, and how many arrived. */
+    private static final Pattern RECEIVED_503 = Pattern.compile("(?m)^\\s*503 <-+\\s+(?:E-RTD\\d\\s+)?(\\d+)");
 
     private Sipp() {
     }
@@ -92,7 +99,7 @@ final class Sipp {
         String text = Files.readString(screen, StandardCharsets.ISO_8859_1);
         String lastScreen = text.length() > 6000 ? text.substring(text.length() - 6000) : text;
         return new Result(p.exitValue(), last(SUCCESSFUL, text).orElse(-1), last(FAILED, text).orElse(-1),
-                lastScreen + "\n" + Files.readString(workDir.resolve("sipp-output.log"), StandardCharsets.ISO_8859_1));
+                received503(text), lastScreen + "\n" + Files.readString(workDir.resolve("sipp-output.log"), StandardCharsets.ISO_8859_1));
     }
 
     /**
@@ -138,6 +145,17 @@ final class Sipp {
                 "-sf", Path.of("sipp", "register-auth.xml").toAbsolutePath().toString(), "-inf", csv.toString(),
                 "-au", "[field0]", "-ap", "[field2]", "-m", "1", "-i", "127.0.0.1",
                 "-p", Integer.toString(FreePorts.udpAndTcp()), target);
+    }
+
+    /** The 503s on the last scenario screen in {@code text}, summed over the scenario's receive lines. */
+    static long received503(String text) {
+        int lastScreen = text.lastIndexOf("Scenario Screen");
+        Matcher m = RECEIVED_503.matcher(lastScreen < 0 ? text : text.substring(lastScreen));
+        long total = 0;
+        while (m.find()) {
+            total += Long.parseLong(m.group(1));
+        }
+        return total;
     }
 
     private static OptionalLong last(Pattern pattern, String text) {
