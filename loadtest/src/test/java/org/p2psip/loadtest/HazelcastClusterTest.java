@@ -35,6 +35,7 @@ class HazelcastClusterTest {
     private final List<NodeProcess> nodes = new ArrayList<>();
     private final List<Integer> sipPorts = new ArrayList<>();
     private int seedOverlay;
+    private int seedClients;
 
     @BeforeEach
     void startThreeNodes() throws Exception {
@@ -47,6 +48,9 @@ class HazelcastClusterTest {
                     "--replicas", "2", "--min-expires", "1", "--max-contacts", "100", "--auth", "none"));
             if (i == 0) {
                 seedOverlay = overlay;
+                // The seed also takes Hazelcast clients: the --dht-client node below connects there.
+                seedClients = FreePorts.udpAndTcp();
+                args.addAll(List.of("--dht-option", "client-port=" + seedClients));
             } else {
                 args.addAll(List.of("--bootstrap", "127.0.0.1:" + seedOverlay));
             }
@@ -87,7 +91,7 @@ class HazelcastClusterTest {
     void clientNodeKeepsItsBindingsInTheExistingCluster() throws Exception {
         int clientSip = FreePorts.udpAndTcp();
         try (NodeProcess client = NodeProcess.start("node", "--dht", "hazelcast", "--dht-client", "--auth", "none",
-                "--sip", "127.0.0.1:" + clientSip, "--bootstrap", "127.0.0.1:" + seedOverlay)) {
+                "--sip", "127.0.0.1:" + clientSip, "--bootstrap", "127.0.0.1:" + seedClients)) {
             client.awaitOutput("listening", Duration.ofSeconds(60));
             String user = "viaclient" + UUID.randomUUID().toString().substring(0, 8);
             try (SipUdpClient ua = new SipUdpClient()) {

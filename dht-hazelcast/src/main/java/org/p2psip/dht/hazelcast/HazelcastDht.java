@@ -24,6 +24,7 @@ import com.hazelcast.cluster.Address;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.flakeidgen.FlakeIdGenerator;
+import com.hazelcast.instance.EndpointQualifier;
 import com.hazelcast.instance.impl.HazelcastInstanceProxy;
 import com.hazelcast.internal.partition.IPartition;
 import com.hazelcast.internal.partition.IPartitionService;
@@ -336,7 +337,9 @@ public final class HazelcastDht implements Dht {
 
     /** A member as placement reports it: its overlay address as id, its front node's SIP address if it said. */
     static Peer peerOf(Member member) {
-        Address address = member.getAddress();
+        // A client sees members by the addresses it reaches them at (their client ports); a member
+        // is named by its overlay address wherever it is seen, so members and clients agree.
+        Address address = member.getAddressMap().getOrDefault(EndpointQualifier.MEMBER, member.getAddress());
         String id = new HostPort(address.getHost(), address.getPort()).toString();
         String sip = member.getAttribute(SIP_ATTRIBUTE);
         Optional<HostPort> sipAddress = Optional.empty();

@@ -19,12 +19,13 @@ import java.util.stream.Collectors;
 
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.AdvancedNetworkConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.NetworkConfig;
-import com.hazelcast.core.Hazelcast;
+import com.hazelcast.config.ServerSocketEndpointConfig;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.instance.impl.HazelcastInstanceFactory;
 
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
@@ -32,6 +33,7 @@ import org.p2psip.core.dht.DhtException;
 import org.p2psip.core.dht.DhtProvider;
 import org.p2psip.core.dht.Peer;
 import org.p2psip.core.net.HostPort;
+import org.p2psip.core.overlay.OverlaySecret;
 import org.p2psip.core.store.WriteBehindValues;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,14 +43,17 @@ import org.slf4j.LoggerFactory;
  * {@code --overlay} (exactly that port, no auto-increment), joins the members
  * given by {@code --bootstrap} over TCP-IP (multicast and auto-detection off),
  * and keeps the values in an IMap with {@code --replicas - 1} synchronous
- * backups. Its cluster name is derived from the cluster secret
- * ({@code overlay-secret}, see {@link HazelcastOptions#hazelcastClusterName()}):
- * Hazelcast's open-source edition has no member or client authentication, so
- * that name, which only holders of the secret can compute, is what keeps
- * strangers from joining as a member or connecting as a client. With {@code --dht-client} ({@code client=true}) the node instead connects to
- * the {@code --bootstrap} addresses as a Hazelcast client, so the values live
- * in a cluster someone already runs (its members need this jar on their class
- * path for the entry processors; see {@link WireSerializerHook}).
+ * backups. Hazelcast's open-source edition authenticates neither members nor
+ * clients beyond a cluster name that crosses the wire in clear, so with a
+ * cluster secret ({@code overlay-secret}) a member speaks only the member
+ * protocol on {@code --overlay} (clients only on {@code client-port}, when
+ * given), shows a {@link MemberJoinProof} made with the secret, and, as
+ * master, admits only joiners whose proof holds, logging each one refused
+ * ({@link JoinProofNodeContext}). With {@code --dht-client} ({@code client=true})
+ * the node instead connects to the {@code --bootstrap} addresses as a
+ * Hazelcast client, so the values live in a cluster someone already runs (its
+ * members need this jar on their class path for the entry processors; see
+ * {@link WireSerializerHook}, and a client endpoint open).
  *
  * <p>Start-up promises: it never blocks the caller (Hazelcast starts on a
  * thread of its own), and within {@code start-timeout-seconds} (default
@@ -122,7 +127,11 @@ public final class HazelcastDhtProvider implements DhtProvider {
         CompletableFuture<Dht> started = startBounded("hazelcast member " + overlay, options.startTimeout(), () -> {
             HazelcastInstance instance;
             try {
-                instance = Hazelcast.newHazelcastInstance(hz);
+                instance = options.secret().isPresent()
+                        ? HazelcastInstanceFactory.newHazelcastInstance(hz, hz.getInstanceName(),
+                                new JoinProofNodeContext(new MemberJoinProof(OverlaySecret.of(options.secret().get()),
+                                        options.clusterName())))
+                        : HazelcastInstanceFactory.newHazelcastInstance(hz);
             } catch (RuntimeException e) {
                 throw memberStartFailure(e, overlay, joining);
             }
@@ -235,9 +244,13 @@ public final class HazelcastDhtProvider implements DhtProvider {
         hz.setClusterName(options.hazelcastClusterName());
         hz.getJetConfig().setEnabled(false);
 
-        NetworkConfig network = hz.getNetworkConfig();
-        network.setPort(overlay.port());
-        network.setPortAutoIncrement(false);
+        // Advanced networking gives each protocol a listener of its own: the overlay port speaks
+        // only the member protocol, and Hazelcast clients get a port only when one is asked for.
+        AdvancedNetworkConfig network = hz.getAdvancedNetworkConfig().setEnabled(true);
+        network.setMemberEndpointConfig(new ServerSocketEndpointConfig()
+                .setPort(overlay.port()).setPortAutoIncrement(false));
+        options.clientPort().ifPresent(port -> network.setClientEndpointConfig(new ServerSocketEndpointConfig()
+                .setPort(port).setPortAutoIncrement(false)));
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
@@ -247,6 +260,8 @@ public final class HazelcastDhtProvider implements DhtProvider {
                 .setMembers(seeds.stream().map(HostPort::toString).toList());
 
         hz.getMemberAttributeConfig().setAttribute(HazelcastDht.SIP_ATTRIBUTE, config.sip().toString());
+        options.secret().ifPresent(secret -> hz.getMemberAttributeConfig().setAttribute(MemberJoinProof.ATTRIBUTE,
+                new MemberJoinProof(OverlaySecret.of(secret), options.clusterName()).proofFor(claimed(overlay))));
         hz.addMapConfig(bindingsMap(config.replicas() - 1));
 
         Map<String, String> properties = new LinkedHashMap<>();
@@ -331,6 +346,15 @@ public final class HazelcastDhtProvider implements DhtProvider {
             }
         }
         return new DhtException("hazelcast member " + overlay + " failed to start" + joining + ": " + oneLine(e), e);
+    }
+
+    /** The address a member on {@code overlay} claims when it joins, as the master reads it: {@code IP:PORT}. */
+    private static String claimed(HostPort overlay) {
+        try {
+            return InetAddress.getByName(overlay.host()).getHostAddress() + ":" + overlay.port();
+        } catch (UnknownHostException e) {
+            throw new DhtException("hazelcast member cannot resolve its overlay host " + overlay.host(), e);
+        }
     }
 
     /** Whether two addresses name the same socket, so a node listed in its own bootstrap does not seed itself. */

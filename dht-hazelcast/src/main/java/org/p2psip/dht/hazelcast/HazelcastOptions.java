@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 
 import org.p2psip.core.dht.DhtException;
@@ -19,23 +20,27 @@ import org.p2psip.core.overlay.OverlaySecret;
  * <ul>
  *   <li>{@code overlay-secret} — the cluster secret (the node command passes
  *       {@code --cluster-secret} here). The Hazelcast cluster name is derived from it
- *       (see {@link #hazelcastClusterName()}), so a member or client that does not know it
- *       cannot join or connect.</li>
+ *       (see {@link #hazelcastClusterName()}), and every member proves it knows it when
+ *       it joins ({@link MemberJoinProof}).</li>
  *   <li>{@code cluster-name} — the cluster's name (default {@value #DEFAULT_CLUSTER_NAME});
  *       members with different names never join each other.</li>
  *   <li>{@code client=true} — connect to {@code bootstrap} as a Hazelcast client instead of
  *       embedding a member.</li>
+ *   <li>{@code client-port=PORT} — a member also accepts Hazelcast clients (nodes started
+ *       with {@code --dht-client}) on this port of its overlay host. Without it a member
+ *       speaks the member protocol only, so no client can connect at all.</li>
  *   <li>{@code start-timeout-seconds} — how long start-up may take before it fails
  *       (default {@value #DEFAULT_START_TIMEOUT_SECONDS}).</li>
  *   <li>{@code hazelcast.*} — passed to Hazelcast verbatim as a property, overriding this
  *       backend's defaults (e.g. {@code hazelcast.max.no.heartbeat.seconds}).</li>
  * </ul>
  */
-record HazelcastOptions(String clusterName, Optional<String> secret, boolean client, Duration startTimeout,
-                        Map<String, String> hazelcastProperties) {
+record HazelcastOptions(String clusterName, Optional<String> secret, boolean client, OptionalInt clientPort,
+                        Duration startTimeout, Map<String, String> hazelcastProperties) {
 
     static final String CLUSTER_NAME = "cluster-name";
     static final String CLIENT = "client";
+    static final String CLIENT_PORT = "client-port";
     static final String START_TIMEOUT_SECONDS = "start-timeout-seconds";
     static final String HAZELCAST_PREFIX = "hazelcast.";
 
@@ -51,6 +56,7 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
     HazelcastOptions {
         Objects.requireNonNull(clusterName, "clusterName");
         Objects.requireNonNull(secret, "secret");
+        Objects.requireNonNull(clientPort, "clientPort");
         hazelcastProperties = Map.copyOf(hazelcastProperties);
         if (secret.isPresent() && secret.get().isEmpty()) {
             throw new DhtException("hazelcast option overlay-secret must not be empty");
@@ -59,14 +65,14 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
 
     /**
      * The name Hazelcast members and clients must present to join or connect.
-     * Hazelcast's open-source edition authenticates nothing else (member
-     * credentials, TLS and socket interceptors are Enterprise features), so
-     * with a secret the name is {@code clusterName-hex(HMAC-SHA256(secret,
-     * label || clusterName))[:32]}: only holders of the secret can compute it,
-     * and different clusters sharing a secret still stay apart. It travels in
-     * the clear on the overlay network, so whoever can watch that network can
-     * copy it: keep the overlay port on a network only the nodes reach.
-     * Without a secret it is the plain cluster name. Never log it.
+     * With a secret it is {@code clusterName-hex(HMAC-SHA256(secret, label ||
+     * clusterName))[:32]}, so different clusters sharing a secret stay apart
+     * and a stranger cannot guess it. It travels in the clear on the overlay
+     * network, so it is not what keeps a watcher of that network out: members
+     * also show a {@link MemberJoinProof}, and the client protocol is closed
+     * unless {@code client-port} opens it (a client then needs only this name:
+     * open it on a network only the nodes reach). Without a secret it is the
+     * plain cluster name. Never log it.
      */
     String hazelcastClusterName() {
         return secret.map(s -> clusterName + "-" + HexFormat.of().formatHex(OverlaySecret.of(s)
@@ -78,7 +84,7 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
     public String toString() {
         // Neither the secret nor the name derived from it may reach a log.
         return "HazelcastOptions[clusterName=" + clusterName + ", secret=" + (secret.isPresent() ? "(set)" : "(none)")
-                + ", client=" + client + ", startTimeout=" + startTimeout + ", hazelcastProperties="
+                + ", client=" + client + ", clientPort=" + clientPort + ", startTimeout=" + startTimeout + ", hazelcastProperties="
                 + hazelcastProperties + "]";
     }
 
@@ -87,6 +93,7 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
         String clusterName = DEFAULT_CLUSTER_NAME;
         Optional<String> secret = Optional.empty();
         boolean client = false;
+        OptionalInt clientPort = OptionalInt.empty();
         Duration startTimeout = Duration.ofSeconds(DEFAULT_START_TIMEOUT_SECONDS);
         Map<String, String> properties = new LinkedHashMap<>();
         // Sorted so the first error reported does not depend on map iteration order.
@@ -106,6 +113,14 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
                     }
                     client = Boolean.parseBoolean(value);
                 }
+                case CLIENT_PORT -> {
+                    int port = positiveInt(key, value);
+                    if (port > 65_535) {
+                        throw new DhtException("hazelcast option client-port must be a port (1-65535), not '"
+                                + value + "'");
+                    }
+                    clientPort = OptionalInt.of(port);
+                }
                 case START_TIMEOUT_SECONDS -> startTimeout = Duration.ofSeconds(positiveInt(key, value));
                 case OVERLAY_SECRET -> {
                     // Not trimmed: the secret is what the operator gave, byte for byte.
@@ -118,13 +133,17 @@ record HazelcastOptions(String clusterName, Optional<String> secret, boolean cli
                 default -> {
                     if (!key.startsWith(HAZELCAST_PREFIX)) {
                         throw new DhtException("unknown hazelcast option '" + key + "' (known: " + OVERLAY_SECRET
-                                + ", " + CLUSTER_NAME + ", " + CLIENT + ", " + START_TIMEOUT_SECONDS + ", hazelcast.*)");
+                                + ", " + CLUSTER_NAME + ", " + CLIENT + ", " + CLIENT_PORT + ", " + START_TIMEOUT_SECONDS + ", hazelcast.*)");
                     }
                     properties.put(key, value);
                 }
             }
         }
-        return new HazelcastOptions(clusterName, secret, client, startTimeout, properties);
+        if (client && clientPort.isPresent()) {
+            throw new DhtException("hazelcast option client-port is for members; a client (client=true) listens on"
+                    + " nothing");
+        }
+        return new HazelcastOptions(clusterName, secret, client, clientPort, startTimeout, properties);
     }
 
     private static int positiveInt(String key, String value) {

@@ -2,6 +2,7 @@ package org.p2psip.dht.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,8 +41,9 @@ import org.p2psip.core.net.HostPort;
  * A hazelcast node started with cluster secret S in a process of its own
  * ({@link SecretMemberMain}) holds alice's binding; from this process,
  * Hazelcast members and clients that know only the cluster name, or a
- * wrong secret, try to join or connect, and neither see nor change it, while
- * a node with S joins and reads it as a member and as a client.
+ * wrong secret, or that copy what a capture of a member's join shows, try to
+ * join or connect, and neither see nor change it, while a node with S joins
+ * and reads it as a member and as a client.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class HazelcastClusterSecretTest {
@@ -51,19 +53,21 @@ class HazelcastClusterSecretTest {
 
     private static Process node;
     private static HostPort overlay;
+    private static HostPort clients;
     private static final StringBuffer OUTPUT = new StringBuffer();
 
     @BeforeAll
     static void startNodeProcess() throws Exception {
         int port = LoopbackMembers.freePort();
         overlay = new HostPort(LoopbackMembers.HOST, port);
+        clients = new HostPort(LoopbackMembers.HOST, LoopbackMembers.freePort());
         List<String> command = new ArrayList<>();
         command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         // The same JDK-internals flags surefire gives this JVM (see the pom), which Hazelcast wants.
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("--add-")).forEach(command::add);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), SecretMemberMain.class.getName(),
-                Integer.toString(port)));
+                Integer.toString(port), Integer.toString(clients.port())));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().put(SecretMemberMain.SECRET_ENV, SECRET);
         node = builder.start();
@@ -99,8 +103,14 @@ class HazelcastClusterSecretTest {
     }
 
     private static DhtConfig config(Map<String, String> options) {
+        return config(LoopbackMembers.freePort(), options);
+    }
+
+    private static DhtConfig config(int overlayPort, Map<String, String> options) {
+        // Members join through the overlay port; clients connect to the port the node opened for them.
+        List<HostPort> bootstrap = "true".equals(options.get("client")) ? List.of(clients) : List.of(overlay);
         return new DhtConfig(new HostPort(LoopbackMembers.HOST, LoopbackMembers.freePort()),
-                Optional.of(new HostPort(LoopbackMembers.HOST, LoopbackMembers.freePort())), List.of(overlay), 1,
+                Optional.of(new HostPort(LoopbackMembers.HOST, overlayPort)), bootstrap, 1,
                 Clock.systemUTC(), options);
     }
 
@@ -125,19 +135,8 @@ class HazelcastClusterSecretTest {
 
     @Test
     void memberKnowingOnlyTheDefaultClusterNameIsNotJoinedAndChangesNothing() {
-        Config stranger = new Config();
-        stranger.setClusterName(HazelcastOptions.DEFAULT_CLUSTER_NAME);
-        stranger.getJetConfig().setEnabled(false);
-        stranger.getNetworkConfig().setPort(LoopbackMembers.freePort()).setPortAutoIncrement(false);
-        JoinConfig join = stranger.getNetworkConfig().getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).setMembers(List.of(overlay.toString()));
-        stranger.setProperty("hazelcast.local.localAddress", LoopbackMembers.HOST);
-        stranger.setProperty("hazelcast.max.join.seconds", Integer.toString(STRANGER_SECONDS));
-        stranger.setProperty("hazelcast.wait.seconds.before.join", "0");
-        stranger.setProperty("hazelcast.phone.home.enabled", "false");
-        HazelcastInstance instance = Hazelcast.newHazelcastInstance(stranger);
+        HazelcastInstance instance = Hazelcast.newHazelcastInstance(strangerMember(
+                HazelcastOptions.DEFAULT_CLUSTER_NAME, LoopbackMembers.freePort()));
         try {
             assertEquals(1, instance.getCluster().getMembers().size(), "the stranger is alone in its own cluster");
             assertTrue(instance.getMap(HazelcastDht.MAP_NAME).isEmpty(), "and sees no binding");
@@ -150,14 +149,86 @@ class HazelcastClusterSecretTest {
 
     @Test
     void clientKnowingOnlyTheDefaultClusterNameCannotConnect() {
+        assertThrows(IllegalStateException.class,
+                () -> HazelcastClient.newHazelcastClient(strangerClient(HazelcastOptions.DEFAULT_CLUSTER_NAME,
+                        clients)).shutdown());
+        assertAliceIntact();
+    }
+
+    /**
+     * What a watcher of the overlay network learns while a member with S
+     * joins: the cluster name and that member's join proof cross the wire in
+     * clear (the secret does not). A Hazelcast client presenting that name
+     * to the overlay port, and a member presenting the name and the copied
+     * proof from an address of its own, both stay out; the node logs the
+     * member it refused.
+     */
+    @Test
+    void whatACaptureOfAMemberJoinShowsAdmitsNoClientAndNoOtherMember() throws Exception {
+        String clusterName = HazelcastOptions.parse(Map.of("overlay-secret", SECRET)).hazelcastClusterName();
+        int joinerPort = LoopbackMembers.freePort();
+        byte[] captured;
+        try (LoopbackCapture capture = LoopbackCapture.start(overlay.port())) {
+            try (Dht member = LoopbackMembers.await(new HazelcastDhtProvider().start(config(joinerPort, Map.of(
+                    "overlay-secret", SECRET, "start-timeout-seconds", "30"))))) {
+                assertEquals(2, ((HazelcastDht) member).hazelcast().getCluster().getMembers().size());
+            }
+            captured = capture.stop();
+        }
+        String wire = new String(captured, StandardCharsets.ISO_8859_1);
+        String proof = new MemberJoinProof(org.p2psip.core.overlay.OverlaySecret.of(SECRET),
+                HazelcastOptions.DEFAULT_CLUSTER_NAME).proofFor(LoopbackMembers.HOST + ":" + joinerPort);
+        assertTrue(wire.contains(clusterName), "the cluster name is on the wire, " + captured.length + " bytes");
+        assertTrue(wire.contains(proof), "and so is the joiner's proof");
+        assertFalse(wire.contains(SECRET), "the secret is not");
+
+        assertThrows(IllegalStateException.class,
+                () -> HazelcastClient.newHazelcastClient(strangerClient(clusterName, overlay)).shutdown());
+
+        int strangerPort = LoopbackMembers.freePort();
+        Config stranger = strangerMember(clusterName, strangerPort);
+        stranger.getMemberAttributeConfig().setAttribute(MemberJoinProof.ATTRIBUTE, proof);
+        HazelcastInstance instance = null;
+        try {
+            instance = Hazelcast.newHazelcastInstance(stranger);
+            assertEquals(1, instance.getCluster().getMembers().size(), "the copier is alone in its own cluster");
+            assertTrue(instance.getMap(HazelcastDht.MAP_NAME).isEmpty(), "and sees no binding");
+        } catch (IllegalStateException refused) {
+            // Told by the master why it may not join, Hazelcast may stop the copier instead.
+        } finally {
+            if (instance != null) {
+                instance.getLifecycleService().terminate();
+            }
+        }
+        assertTrue(OUTPUT.toString().contains("refused hazelcast member " + LoopbackMembers.HOST + ":" + strangerPort),
+                OUTPUT::toString);
+        assertAliceIntact();
+    }
+
+    private static ClientConfig strangerClient(String clusterName, HostPort to) {
         ClientConfig stranger = new ClientConfig();
-        stranger.setClusterName(HazelcastOptions.DEFAULT_CLUSTER_NAME);
-        stranger.getNetworkConfig().setAddresses(List.of(overlay.toString()));
+        stranger.setClusterName(clusterName);
+        stranger.getNetworkConfig().setAddresses(List.of(to.toString()));
         stranger.getConnectionStrategyConfig().getConnectionRetryConfig()
                 .setClusterConnectTimeoutMillis(TimeUnit.SECONDS.toMillis(STRANGER_SECONDS));
         stranger.setProperty("hazelcast.phone.home.enabled", "false");
-        assertThrows(IllegalStateException.class, () -> HazelcastClient.newHazelcastClient(stranger).shutdown());
-        assertAliceIntact();
+        return stranger;
+    }
+
+    private static Config strangerMember(String clusterName, int port) {
+        Config stranger = new Config();
+        stranger.setClusterName(clusterName);
+        stranger.getJetConfig().setEnabled(false);
+        stranger.getNetworkConfig().setPort(port).setPortAutoIncrement(false);
+        JoinConfig join = stranger.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(List.of(overlay.toString()));
+        stranger.setProperty("hazelcast.local.localAddress", LoopbackMembers.HOST);
+        stranger.setProperty("hazelcast.max.join.seconds", Integer.toString(STRANGER_SECONDS));
+        stranger.setProperty("hazelcast.wait.seconds.before.join", "0");
+        stranger.setProperty("hazelcast.phone.home.enabled", "false");
+        return stranger;
     }
 
     @Test

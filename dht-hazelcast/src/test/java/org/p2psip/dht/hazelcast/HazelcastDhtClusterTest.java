@@ -92,7 +92,7 @@ class HazelcastDhtClusterTest {
 
     @Test
     void aClientNodeReadsAndWritesTheMembersValues() {
-        HostPort seed = LoopbackMembers.overlayOf(members.nodes().get(1));
+        HostPort seed = LoopbackMembers.clientEndpointOf(members.nodes().get(1));
         DhtConfig config = new DhtConfig(new HostPort(LoopbackMembers.HOST, LoopbackMembers.freePort()),
                 Optional.empty(), List.of(seed), 2, clock, Map.of("client", "true"));
         try (HazelcastDht client = LoopbackMembers.await(new HazelcastDhtProvider().start(config))) {
@@ -112,7 +112,7 @@ class HazelcastDhtClusterTest {
     @Test
     void aClosedNodeFailsCallsInsteadOfHanging() {
         DhtConfig config = new DhtConfig(new HostPort(LoopbackMembers.HOST, LoopbackMembers.freePort()),
-                Optional.empty(), List.of(LoopbackMembers.overlayOf(members.nodes().get(0))), 2, clock,
+                Optional.empty(), List.of(LoopbackMembers.clientEndpointOf(members.nodes().get(0))), 2, clock,
                 Map.of("client", "true"));
         HazelcastDht client = LoopbackMembers.await(new HazelcastDhtProvider().start(config));
         client.close();

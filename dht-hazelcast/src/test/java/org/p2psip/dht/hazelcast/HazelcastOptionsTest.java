@@ -30,6 +30,18 @@ class HazelcastOptionsTest {
     }
 
     @Test
+    void clientPortIsAMembersPortAndIsCheckedUpFront() {
+        assertEquals(5802, HazelcastOptions.parse(Map.of("client-port", "5802")).clientPort().getAsInt());
+        assertTrue(HazelcastOptions.parse(Map.of()).clientPort().isEmpty(), "closed unless asked for");
+        assertTrue(assertThrows(DhtException.class, () -> HazelcastOptions.parse(Map.of("client-port", "70000")))
+                .getMessage().contains("client-port"));
+        assertTrue(assertThrows(DhtException.class, () -> HazelcastOptions.parse(Map.of("client-port", "x")))
+                .getMessage().contains("client-port"));
+        assertTrue(assertThrows(DhtException.class, () -> HazelcastOptions.parse(Map.of("client-port", "5802",
+                "client", "true"))).getMessage().contains("for members"));
+    }
+
+    @Test
     void anEmptySecretIsRefused() {
         assertThrows(DhtException.class, () -> HazelcastOptions.parse(Map.of("overlay-secret", "")));
     }

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import com.hazelcast.cluster.Address;
+import com.hazelcast.instance.EndpointQualifier;
 import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.net.HostPort;
@@ -59,8 +61,13 @@ final class LoopbackMembers implements AutoCloseable {
         return nodes;
     }
 
+    /** Starts a member that also accepts Hazelcast clients on a port of its own ({@link #clientEndpointOf}). */
     CompletableFuture<Dht> startMember(List<HostPort> bootstrap, Map<String, String> options) {
-        return new HazelcastDhtProvider().start(config(freePort(), freePort(), bootstrap, options));
+        Map<String, String> withClients = new HashMap<>(options);
+        if (!options.containsKey("client")) {
+            withClients.put("client-port", Integer.toString(freePort()));
+        }
+        return new HazelcastDhtProvider().start(config(freePort(), freePort(), bootstrap, withClients));
     }
 
     DhtConfig config(int sipPort, int overlayPort, List<HostPort> bootstrap, Map<String, String> options) {
@@ -80,6 +87,15 @@ final class LoopbackMembers implements AutoCloseable {
 
     static HostPort overlayOf(HazelcastDht node) {
         return HostPort.parse(node.self().id());
+    }
+
+    /** Where {@code node} accepts Hazelcast clients (nodes with {@code --dht-client}). */
+    static HostPort clientEndpointOf(HazelcastDht node) {
+        Address client = node.hazelcast().getCluster().getLocalMember().getAddressMap().get(EndpointQualifier.CLIENT);
+        if (client == null) {
+            throw new AssertionError(node.self().id() + " accepts no clients");
+        }
+        return new HostPort(client.getHost(), client.getPort());
     }
 
     @Override

@@ -110,13 +110,14 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--dht-client",
             description = "Connect to an existing cluster at --bootstrap as a client instead of joining it "
-                    + "as a member, so the bindings live in a cluster you already run (hazelcast).")
+                    + "as a member, so the bindings live in a cluster you already run (hazelcast: name its "
+                    + "members' client ports, opened with --dht-option client-port=PORT).")
     boolean dhtClient;
 
     @Option(names = {"--cluster-secret", "--overlay-secret"}, paramLabel = "SECRET",
             description = "The secret the cluster's nodes share: overlay peers prove it before they "
-                    + "may join or read (chord and kademlia frames carry it with freshness; the hazelcast cluster name "
-                    + "is derived from it), it signs the digest nonces and Record-Route tokens every node accepts, and "
+                    + "may join or read (chord and kademlia frames carry it with freshness; hazelcast members show a "
+                    + "proof made from it when they join), it signs the digest nonces and Record-Route tokens every node accepts, and "
                     + "authenticates admin requests. Prefer the environment variable " + ClusterSecrets.ENV
                     + " (or " + ClusterSecrets.LEGACY_ENV + ") or a --config file only this user can read "
                     + "(mode 0600): both stay out of the process list.")
