@@ -47,7 +47,7 @@ public record FloodReport(long garbageSent, double seconds, int probesSent, long
 
     String text() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "garbage: %,d datagrams in %.1f s (%,.0f/s)%n", garbageSent, seconds,
+        b.append(String.format(Locale.ROOT, "flood: %,d datagrams in %.1f s (%,.0f/s)%n", garbageSent, seconds,
                 garbageRate()));
         b.append(String.format(Locale.ROOT, "probe:   %d sent, %d answered, %.1f %% within 1 s, median %d ms%n",
                 probesSent, latenciesMillis.length, 100 * answeredWithin(1_000), medianMillis()));

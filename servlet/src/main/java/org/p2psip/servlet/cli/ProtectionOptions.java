@@ -40,11 +40,19 @@ final class ProtectionOptions {
                     + "binding get 503 past it. Default: ${DEFAULT-VALUE}.")
     int maxRegistrations = D.maxRegistrations();
 
+    @Option(names = "--unauthenticated-rate", paramLabel = "N",
+            description = "With authentication on, REGISTER, SUBSCRIBE, PUBLISH and MESSAGE requests without "
+                    + "credentials this node answers per second from all sources together (bursts of twice that); "
+                    + "the rest are dropped unanswered, so a flood from many addresses, each under "
+                    + "--source-rate, cannot take the node's time from phones with credentials. 0 turns it off. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int unauthenticatedRate = D.unauthenticatedRate();
+
     /** The settings these flags describe; a bad value is a one-line error of {@code cl}. */
     ProtectionSettings settings(CommandLine cl) {
         return new ProtectionSettings(sources.limits(cl), sources.trusted(cl), Duration.ofMillis(overloadDelayMillis),
                 D.overloadQueue(), Duration.ofSeconds(retryAfterSeconds), connections.limits(),
-                connections.maxMessageBytes(cl), maxRegistrations);
+                connections.maxMessageBytes(cl), maxRegistrations, unauthenticatedRate);
     }
 
     /** These settings as {@code node} flags, for {@code cluster} to hand to the nodes it starts. */
@@ -60,7 +68,8 @@ final class ProtectionOptions {
                 "--max-message-size", Integer.toString(connections.maxMessageBytes),
                 "--overload-delay", Long.toString(overloadDelayMillis),
                 "--retry-after", Long.toString(retryAfterSeconds),
-                "--max-registrations", Integer.toString(maxRegistrations)));
+                "--max-registrations", Integer.toString(maxRegistrations),
+                "--unauthenticated-rate", Integer.toString(unauthenticatedRate)));
         for (String t : sources.trusted) {
             flags.addAll(List.of("--trusted-source", t));
         }

@@ -100,7 +100,7 @@ public final class MetricsServer implements AutoCloseable {
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
                                       Supplier<Optional<AccountingCounts>> accounting) throws IOException {
         return start(address, dht, latencies, overloadRejections, traffic, page, accounting, () -> true,
-                Optional::empty, Optional.empty());
+                Optional::empty, Optional.empty(), () -> 0);
     }
 
     /**
@@ -110,16 +110,18 @@ public final class MetricsServer implements AutoCloseable {
      * @param ready       whether the node is ready, answered at {@code GET /ready} and exported
      * @param timeToReady how long the node took to become ready; empty while it is not
      * @param admission   the node's limit on requests waiting for the DHT, read per scrape; empty when it has none
+     * @param credentialFreeDropped requests without credentials dropped over the node's budget for them
      */
     public static MetricsServer start(HostPort address, Dht dht, DhtLatencies latencies,
                                       LongSupplier overloadRejections, SipTraffic traffic, StatusPage page,
                                       Supplier<Optional<AccountingCounts>> accounting, BooleanSupplier ready,
                                       Supplier<Optional<Duration>> timeToReady,
-                                      Optional<AdaptiveConcurrencyLimit> admission)
+                                      Optional<AdaptiveConcurrencyLimit> admission, LongSupplier credentialFreeDropped)
             throws IOException {
         return start(address, () -> nodeScrape(dht, latencies, overloadRejections, traffic)
                 + accounting.get().map(PrometheusText::accounting).orElse("")
                 + admission.map(a -> PrometheusText.admission(a.limit(), a.inFlight(), a.refused())).orElse("")
+                + PrometheusText.credentialFreeDropped(credentialFreeDropped.getAsLong())
                 + PrometheusText.readiness(ready.getAsBoolean(), timeToReady.get()), page, ready);
     }
 

@@ -49,6 +49,7 @@ final class PrometheusText {
     static final String ADMISSION_LIMIT = "p2psip_dht_admission_limit";
     static final String ADMISSION_IN_FLIGHT = "p2psip_dht_admission_in_flight";
     static final String ADMISSION_REFUSED = "p2psip_dht_admission_refused_total";
+    static final String CREDENTIAL_FREE_DROPPED = "p2psip_sip_credential_free_dropped_total";
     static final String ACCT_WRITTEN = "p2psip_acct_records_written_total";
     static final String ACCT_DROPPED = "p2psip_acct_records_dropped_total";
     static final String ACCT_PENDING = "p2psip_acct_records_pending";
@@ -152,6 +153,15 @@ final class PrometheusText {
      * for it so far ({@value #ADMISSION_REFUSED}, part of
      * {@value #OVERLOAD_REJECTIONS}).
      */
+    static String credentialFreeDropped(long dropped) {
+        StringBuilder b = new StringBuilder();
+        family(b, CREDENTIAL_FREE_DROPPED, "counter",
+                "REGISTER, SUBSCRIBE, PUBLISH and MESSAGE requests without credentials dropped unanswered because"
+                        + " more arrived, from all sources together, than --unauthenticated-rate allows.");
+        b.append(CREDENTIAL_FREE_DROPPED).append(' ').append(dropped).append('\n');
+        return b.toString();
+    }
+
     static String admission(int limit, int inFlight, long refused) {
         StringBuilder b = new StringBuilder(600);
         family(b, ADMISSION_LIMIT, "gauge", "Requests that may wait on the DHT at once; adapts to its latency.");

@@ -35,6 +35,7 @@ import org.p2psip.core.dht.Dht;
 import org.p2psip.core.dht.DhtBackends;
 import org.p2psip.core.dht.DhtConfig;
 import org.p2psip.core.dht.DhtProvider;
+import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
@@ -302,9 +303,14 @@ public final class FrontNode implements AutoCloseable {
             }
         }
         SourceGuard sources = new SourceGuard(protection.sources(), trusted);
+        // Without authentication every request is one without credentials: the budget is for challenges.
+        Optional<CredentialFreeBudget> credentialFree = trust.authRequired() && protection.unauthenticatedRate() > 0
+                ? Optional.of(new CredentialFreeBudget(protection.unauthenticatedRate(),
+                        2 * protection.unauthenticatedRate(), System.nanoTime()))
+                : Optional.empty();
         return new EdgeGuards(sources, BadInputLog.standard(),
                 new OverloadGate(protection.overloadDelay(), protection.overloadQueue()), protection.retryAfter(),
-                protection.maxMessageBytes(), protection.connections());
+                protection.maxMessageBytes(), protection.connections(), credentialFree);
     }
 
     private static AccessLog openAccessLog(Path file, HostPort node) throws NodeStartException {
@@ -366,7 +372,7 @@ public final class FrontNode implements AutoCloseable {
             return MetricsServer.start(address, dht, latencies, () -> guards.shed() + dhtAdmission.refused(), traffic,
                     new NodeStatusPage(sip, dht, traffic, latencies, System.currentTimeMillis()),
                     () -> accounting.map(BufferedJdbcSink::counts), readiness::isReady, readiness::timeToReady,
-                    Optional.of(dhtAdmission.limit()));
+                    Optional.of(dhtAdmission.limit()), guards::credentialFreeDropped);
         } catch (IOException e) {
             throw new NodeStartException("cannot serve --metrics on " + address + ": " + oneLine(e), e);
         }

@@ -3,18 +3,24 @@ package org.p2psip.servlet.stack;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.p2psip.core.guard.BadInputLog;
+import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.balancer.ConnectionLimits;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The defences of one node's SIP transports: who is banned, when the node
- * is overloaded, how large a message and how many connections may be.
+ * is overloaded, how many requests without credentials it answers, how
+ * large a message and how many connections may be.
  *
  * <p>JAIN-SIP builds message processors and parsers by class name, so they
  * find their node's guards, and its {@link InputCounters}, through this
@@ -25,6 +31,8 @@ import org.p2psip.balancer.ConnectionLimits;
  */
 public final class EdgeGuards {
 
+    private static final Logger LOG = LoggerFactory.getLogger(EdgeGuards.class);
+    private static final long BUDGET_LOG_INTERVAL_NANOS = 60_000_000_000L;
     private static final Map<String, EdgeGuards> BY_STACK = new ConcurrentHashMap<>();
 
     private final SourceGuard sources;
@@ -37,9 +45,19 @@ public final class EdgeGuards {
     private final InputCounters input = new InputCounters();
     private final LongAdder shed = new LongAdder();
     private final LongAdder oversized = new LongAdder();
+    private final Optional<CredentialFreeBudget> credentialFree;
+    private final AtomicLong budgetLoggedAt = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong budgetLoggedDrops = new AtomicLong();
 
     public EdgeGuards(SourceGuard sources, BadInputLog badInput, OverloadGate overload, Duration retryAfter,
                       int maxMessageBytes, ConnectionLimits connections) {
+        this(sources, badInput, overload, retryAfter, maxMessageBytes, connections, Optional.empty());
+    }
+
+    /** As above, with a budget for requests without credentials shared by every source. */
+    public EdgeGuards(SourceGuard sources, BadInputLog badInput, OverloadGate overload, Duration retryAfter,
+                      int maxMessageBytes, ConnectionLimits connections, Optional<CredentialFreeBudget> credentialFree) {
+        this.credentialFree = credentialFree;
         this.sources = sources;
         this.badInput = badInput;
         this.overload = overload;
@@ -130,6 +148,37 @@ public final class EdgeGuards {
     /** Messages refused because they were larger than the limit. */
     public long oversized() {
         return oversized.sum();
+    }
+
+    /**
+     * Whether a datagram may go on past the budget for requests without
+     * credentials: true unless it is such a request and the budget is spent.
+     * The first drop, and then one line a minute while they go on, is logged
+     * with how many there were.
+     */
+    boolean withinCredentialFreeBudget(byte[] data, int length, long nowNanos) {
+        if (credentialFree.isEmpty() || !CredentialFreeBudget.governs(data, length)) {
+            return true;
+        }
+        CredentialFreeBudget budget = credentialFree.get();
+        if (budget.admit(nowNanos)) {
+            return true;
+        }
+        long last = budgetLoggedAt.get();
+        if ((last == Long.MIN_VALUE || nowNanos - last >= BUDGET_LOG_INTERVAL_NANOS)
+                && budgetLoggedAt.compareAndSet(last, nowNanos)) {
+            long total = budget.dropped();
+            long since = total - budgetLoggedDrops.getAndSet(total);
+            LOG.warn("dropped {} REGISTER/SUBSCRIBE/PUBLISH/MESSAGE requests without credentials{}: more arrive, "
+                    + "from all sources together, than --unauthenticated-rate allows; requests with credentials, "
+                    + "calls and keep-alives go on", since, last == Long.MIN_VALUE ? "" : " in the last minute");
+        }
+        return false;
+    }
+
+    /** Requests without credentials dropped over the budget for them. */
+    public long credentialFreeDropped() {
+        return credentialFree.map(CredentialFreeBudget::dropped).orElse(0L);
     }
 
     void countShed() {

@@ -27,7 +27,8 @@ import gov.nist.javax.sip.stack.UDPMessageProcessor;
  * <ol>
  *   <li>a datagram from a banned or over-rate source is dropped unanswered
  *       ({@link org.p2psip.core.guard.SourceGuard}; answering a flood would
- *       amplify it);</li>
+ *       amplify it), and so is a request without credentials over the
+ *       budget all sources share ({@link org.p2psip.core.guard.CredentialFreeBudget});</li>
  *   <li>a datagram is received whole, up to 65,535 bytes, into one reused
  *       buffer and copied out at its own length (the RI allocates its
  *       maximum size per datagram and cuts longer ones, then parses what is
@@ -144,6 +145,9 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         }
         int length = packet.getLength();
         byte[] data = packet.getData();
+        if (!guards.withinCredentialFreeBudget(data, length, now)) {
+            return;
+        }
         if (length > guards.maxMessageBytes()) {
             guards.countOversized();
             refuse(data, length, packet, 513);
