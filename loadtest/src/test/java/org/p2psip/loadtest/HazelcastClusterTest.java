@@ -46,11 +46,13 @@ class HazelcastClusterTest {
             List<String> args = new ArrayList<>(List.of("node", "--dht", "hazelcast",
                     "--sip", "127.0.0.1:" + sip, "--overlay", "127.0.0.1:" + overlay,
                     "--replicas", "2", "--min-expires", "1", "--max-contacts", "100", "--auth", "none"));
+            // Every member also takes Hazelcast clients, each on a port of its own: the --dht-client node
+            // below connects to the seed's and from there to the member that owns each key.
+            int clients = FreePorts.udpAndTcp();
+            args.addAll(List.of("--dht-option", "client-port=" + clients));
             if (i == 0) {
                 seedOverlay = overlay;
-                // The seed also takes Hazelcast clients: the --dht-client node below connects there.
-                seedClients = FreePorts.udpAndTcp();
-                args.addAll(List.of("--dht-option", "client-port=" + seedClients));
+                seedClients = clients;
             } else {
                 args.addAll(List.of("--bootstrap", "127.0.0.1:" + seedOverlay));
             }

@@ -111,7 +111,7 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = "--dht-client",
             description = "Connect to an existing cluster at --bootstrap as a client instead of joining it "
                     + "as a member, so the bindings live in a cluster you already run (hazelcast: name its "
-                    + "members' client ports, opened with --dht-option client-port=PORT).")
+                    + "members' client ports, opened on every member with --dht-option client-port=PORT).")
     boolean dhtClient;
 
     @Option(names = {"--cluster-secret", "--overlay-secret"}, paramLabel = "SECRET",
