@@ -33,12 +33,14 @@ import org.p2psip.core.tls.TlsListener;
  * @param slowStart      how long a node that turns ready (after warming up, or after being down) takes to ramp
  *                       from {@value SlowStart#FIRST_SHARE} of its share of new requests to all of it
  *                       ({@link SlowStart}, issue 33); zero: at once
+ * @param unauthenticatedRate requests without credentials passed on per second from all clients together
+ *                       ({@link CredentialFreeBudgetHandler}); 0: no such budget
  */
 public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                                int probeFailures, int maxMessageBytes, int retryAfterSeconds,
                                SourceLimits sourceLimits, Set<InetAddress> trustedSources,
                                ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise,
-                               Duration slowStart) {
+                               Duration slowStart, int unauthenticatedRate) {
 
     public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.OWNER;
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
@@ -84,6 +86,10 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         if (retryAfterSeconds < 0 || retryAfterSeconds > RetryAfterSpread.MAX_SECONDS) {
             throw new IllegalArgumentException("Retry-After must be 0.." + RetryAfterSpread.MAX_SECONDS + " seconds");
         }
+        if (unauthenticatedRate < 0) {
+            throw new IllegalArgumentException("the budget for requests without credentials must be 0 (off) or more,"
+                    + " not " + unauthenticatedRate);
+        }
         if (slowStart.isNegative()) {
             throw new IllegalArgumentException("the slow-start window must not be negative");
         }
@@ -95,7 +101,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
                             Set<InetAddress> trustedSources, ConnectionLimits connections, Optional<TlsListener> tls,
                             Optional<HostPort> advertise) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds, sourceLimits,
-                trustedSources, connections, tls, advertise, DEFAULT_SLOW_START);
+                trustedSources, connections, tls, advertise, DEFAULT_SLOW_START, 0);
     }
 
     /** The settings of a balancer without TLS, with the default source and connection limits. */
@@ -103,7 +109,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
                             int probeFailures, int maxMessageBytes, int retryAfterSeconds) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds,
                 SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty(), Optional.empty(),
-                DEFAULT_SLOW_START);
+                DEFAULT_SLOW_START, 0);
     }
 
     /** Defaults for everything but the addresses and the policy. */
@@ -114,43 +120,58 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
 
     public BalancerSettings withProbes(Duration interval, int failures) {
         return new BalancerSettings(sip, nodes, policy, interval, failures, maxMessageBytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise, slowStart);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate);
     }
 
     public BalancerSettings withMaxMessageBytes(int bytes) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, bytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise, slowStart);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate);
     }
 
     /** Per-source limits, and addresses exempt from them besides the nodes. */
     public BalancerSettings withSources(SourceLimits limits, Collection<InetAddress> trusted) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise, slowStart);
+                retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise, slowStart,
+                unauthenticatedRate);
     }
 
     public BalancerSettings withConnections(ConnectionLimits limits) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise, slowStart);
+                retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise, slowStart,
+                unauthenticatedRate);
     }
 
     public BalancerSettings withTls(TlsListener listener) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener), advertise,
-                slowStart);
+                slowStart, unauthenticatedRate);
     }
 
     /** The address written in the balancer's Via and Record-Route (a port of 0: the bound one). */
     public BalancerSettings withAdvertise(HostPort address) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address), slowStart);
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address), slowStart,
+                unauthenticatedRate);
     }
 
     /**
      * How long a node that turns ready ramps up to its full share of new
      * requests; {@link Duration#ZERO} turns slow start off.
      */
+    /**
+     * REGISTER, SUBSCRIBE, PUBLISH and MESSAGE requests without credentials
+     * the balancer passes on per second from all clients together (bursts of
+     * twice that); 0, the default, passes them all. For nodes that
+     * authenticate: {@code cluster} sets it to its nodes' budgets summed.
+     */
+    public BalancerSettings withUnauthenticatedRate(int perSecond) {
+        return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, slowStart, perSecond);
+    }
+
     public BalancerSettings withSlowStart(Duration window) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, window);
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, window,
+                unauthenticatedRate);
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.net.HostPort;
 
@@ -42,7 +43,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  *
  * <p>Pipelines, one job per handler:
  * <pre>
- * UDP, public:    SourceGuardHandler → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
+ * UDP, public:    SourceGuardHandler → [CredentialFreeBudgetHandler] → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
  * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
  * TCP: ConnectionGate → IdleTimeout → TcpConnections → SipStreamFramer → SourceGuardHandler
  *      → SipParserHandler → SipRouter
@@ -181,6 +182,11 @@ public final class SipBalancer implements AutoCloseable {
         BalancerCounters counters = edge.counters();
         NodeSet nodes = edge.nodes();
         SourceGuardHandler guard = new SourceGuardHandler(edge.guard(), counters, edge.bad());
+        int unauthenticated = settings.unauthenticatedRate();
+        Optional<CredentialFreeBudgetHandler> budget = unauthenticated > 0
+                ? Optional.of(new CredentialFreeBudgetHandler(new CredentialFreeBudget(unauthenticated,
+                        2 * unauthenticated, System.nanoTime())))
+                : Optional.empty();
         SipParserHandler parser = new SipParserHandler(counters, edge.bad());
         for (int attempt = 0; attempt < (port == 0 ? BIND_ATTEMPTS : 1); attempt++) {
             UdpEgress egress = new UdpEgress(edge.connections(), counters);
@@ -231,6 +237,7 @@ public final class SipBalancer implements AutoCloseable {
                                             settings.probeInterval(), settings.probeFailures(),
                                             edge.responses()))
                                     .addLast("route", router);
+                            budget.ifPresent(b -> ch.pipeline().addAfter("guard", "budget", b));
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
             if (!udpBind.isSuccess()) {

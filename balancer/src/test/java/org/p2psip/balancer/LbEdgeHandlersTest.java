@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.guard.SourceLimits;
 
@@ -73,6 +74,30 @@ class LbEdgeHandlersTest {
         assertEquals(2 + 1 + 10, passed, "the burst of 2, the other source, every trusted datagram");
         assertEquals(2, counters.sourceDropped());
         assertTrue(ch.isOpen(), "the shared UDP socket is never closed");
+    }
+
+    @Test
+    void requestsWithoutCredentialsFromAllSourcesShareOneBudgetAndNothingElseIsHeld() {
+        CredentialFreeBudgetHandler budget = new CredentialFreeBudgetHandler(new CredentialFreeBudget(1, 3,
+                System.nanoTime()));
+        EmbeddedChannel ch = new EmbeddedChannel(budget);
+        for (int i = 0; i < 5; i++) {
+            ch.writeInbound(datagram(LbText.register("sip:a" + i + "@example.com", "f" + i), FLOODER));
+            ch.writeInbound(datagram(LbText.register("sip:b" + i + "@example.com", "o" + i), OTHER));
+        }
+        String withCredentials = LbText.register("sip:alice@example.com", "c1").replace("Content-Length: 0\n",
+                "Authorization: Digest username=\"alice\", realm=\"example.com\"\nContent-Length: 0\n");
+        ch.writeInbound(datagram(withCredentials, OTHER));
+        ch.writeInbound(datagram("OPTIONS sip:example.com SIP/2.0\nCall-ID: k1\n\n", OTHER));
+        ch.writeInbound(datagram("SIP/2.0 200 OK\nCall-ID: r1\nCSeq: 1 REGISTER\n\n", NODE));
+
+        int passed = 0;
+        for (DatagramPacket p; (p = ch.readInbound()) != null; ) {
+            passed++;
+            p.release();
+        }
+        assertEquals(3 + 3, passed, "the burst of 3 from both sources together, then credentials, OPTIONS, a response");
+        assertEquals(7, budget.dropped());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.p2psip.core.guard;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -68,6 +69,13 @@ public final class CredentialFreeBudget {
      * (compact forms do not exist for those two headers, RFC 3261 §7.3.3).
      */
     public static boolean governs(byte[] data, int length) {
+        return governs(ByteBuffer.wrap(data, 0, length));
+    }
+
+    /** As {@link #governs(byte[], int)}, for the bytes between the buffer's position and limit; it is not moved. */
+    public static boolean governs(ByteBuffer message) {
+        ByteBuffer data = message.slice();
+        int length = data.limit();
         boolean budgeted = false;
         for (String method : BUDGETED) {
             if (startsWith(data, 0, length, method)) {
@@ -79,11 +87,11 @@ public final class CredentialFreeBudget {
             return false;
         }
         for (int i = 0; i < length - 1; i++) {
-            if (data[i] != '\n') {
+            if (data.get(i) != '\n') {
                 continue;
             }
             int line = i + 1;
-            if (data[line] == '\r' || data[line] == '\n') {
+            if (data.get(line) == '\r' || data.get(line) == '\n') {
                 return true;
             }
             if (isHeader(data, line, length, "authorization") || isHeader(data, line, length,
@@ -95,19 +103,19 @@ public final class CredentialFreeBudget {
     }
 
     /** Whether the line at {@code from} is header {@code name} (any case), not one whose name merely starts so. */
-    private static boolean isHeader(byte[] data, int from, int length, String name) {
+    private static boolean isHeader(ByteBuffer data, int from, int length, String name) {
         int after = from + name.length();
         return startsWith(data, from, length, name) && after < length
-                && (data[after] == ':' || data[after] == ' ' || data[after] == '\t');
+                && (data.get(after) == ':' || data.get(after) == ' ' || data.get(after) == '\t');
     }
 
     /** Whether {@code data[from..]} starts with {@code prefix}, letters compared without case. */
-    private static boolean startsWith(byte[] data, int from, int length, String prefix) {
+    private static boolean startsWith(ByteBuffer data, int from, int length, String prefix) {
         if (length - from < prefix.length()) {
             return false;
         }
         for (int i = 0; i < prefix.length(); i++) {
-            int b = data[from + i];
+            int b = data.get(from + i);
             char c = prefix.charAt(i);
             if (b != c && Character.toLowerCase((char) b) != c) {
                 return false;

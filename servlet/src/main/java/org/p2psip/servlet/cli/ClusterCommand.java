@@ -413,7 +413,9 @@ final class ClusterCommand implements Callable<Integer> {
                     probeFailures, p.maxMessageBytes(), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(p.sources(), p.trustedSources())
                     .withConnections(p.connections())
-                    .withSlowStart(Duration.ofSeconds(slowStartSeconds));
+                    .withSlowStart(Duration.ofSeconds(slowStartSeconds))
+                    // The nodes would answer no more challenges than their budgets allow: drop the rest first.
+                    .withUnauthenticatedRate(auth.required() ? p.unauthenticatedRate() * nodeCount : 0);
             Optional<TlsMaterial> material = tlsMaterial();
             return material.isPresent() ? settings.withTls(new TlsListener(lbTls(), material.get())) : settings;
         } catch (IllegalArgumentException e) {

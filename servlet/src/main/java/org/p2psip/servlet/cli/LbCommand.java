@@ -117,6 +117,13 @@ final class LbCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls = new TlsOptions();
 
+    @Option(names = "--unauthenticated-rate", paramLabel = "N",
+            description = "REGISTER, SUBSCRIBE, PUBLISH and MESSAGE requests without credentials passed on per "
+                    + "second from all clients together (bursts of twice that); the rest are dropped before they "
+                    + "are parsed. For nodes that authenticate: the sum of their --unauthenticated-rate. 0 passes "
+                    + "them all. Default: ${DEFAULT-VALUE}.")
+    int unauthenticatedRate;
+
     @Override
     public Integer call() {
         logLevel.apply(spec);
@@ -130,7 +137,8 @@ final class LbCommand implements Callable<Integer> {
                     connections.maxMessageBytes(spec.commandLine()), BalancerSettings.DEFAULT_RETRY_AFTER)
                     .withSources(sources.limits(spec.commandLine()), sources.trusted(spec.commandLine()))
                     .withConnections(connections.limits())
-                    .withSlowStart(Duration.ofSeconds(slowStartSeconds));
+                    .withSlowStart(Duration.ofSeconds(slowStartSeconds))
+                    .withUnauthenticatedRate(unauthenticatedRate);
             if (advertise != null) {
                 settings = settings.withAdvertise(advertise);
             }
