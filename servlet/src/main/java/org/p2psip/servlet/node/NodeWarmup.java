@@ -122,7 +122,8 @@ public final class NodeWarmup {
         NodeSettings throwaway = NodeSettings.local(bind)
                 .withTrust(TrustSettings.DEFAULT.withAuthRequired(real.trust().authRequired())
                         .withAlgorithms(real.trust().algorithms()))
-                .withProtection(real.protection().withSources(SourceLimits.OFF, Set.of()))
+                // Its own load is no flood: no per-source limit and no budget for requests without credentials.
+                .withProtection(real.protection().withSources(SourceLimits.OFF, Set.of()).withUnauthenticatedRate(0))
                 .withSipThreads(real.sipThreads());
         FrontNode node;
         try {
