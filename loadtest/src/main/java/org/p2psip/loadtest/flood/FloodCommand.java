@@ -266,7 +266,8 @@ public final class FloodCommand implements Callable<Integer> {
     static byte[] register(InetSocketAddress dest, DatagramChannel from, String domain, long n) throws IOException {
         InetSocketAddress self = (InetSocketAddress) from.getLocalAddress();
         String me = self.getAddress().getHostAddress() + ":" + self.getPort();
-        String id = "flood-" + n + "-" + me;
+        // A branch is a token (RFC 3261 §25.1): no colon in it.
+        String id = "flood-" + n + "-" + me.replace(':', '-');
         String text = "REGISTER sip:" + domain + " SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP " + me + ";branch=z9hG4bK" + id + ";rport\r\n"
                 + "Max-Forwards: 70\r\n"
