@@ -71,7 +71,8 @@ class HostsClusterTest {
 
                 Process uas = Sipp.startBackground(calleeHost, work, "-sf",
                         Path.of("sipp", "uas-record-route.xml").toAbsolutePath().toString(),
-                        "-i", calleeHost.address(), "-p", "5070");
+                        "-i", calleeHost.address(), "-p", "5070",
+                        "-trace_err", "-error_file", work.resolve("uas-errors.log").toString());
                 try {
                     Path stats = work.resolve("hosts-stats.csv");
                     CompletableFuture<Sipp.Result> calls = CompletableFuture.supplyAsync(() -> {
@@ -91,7 +92,8 @@ class HostsClusterTest {
                     processes.get(1).kill();
 
                     Sipp.Result result = calls.get(200, TimeUnit.SECONDS);
-                    String why = result + "\n" + Sipp.errorExcerpt(work.resolve("hosts-errors.log"), 30);
+                    String why = result + "\n" + Sipp.errorExcerpt(work.resolve("hosts-errors.log"), 30)
+                            + "\ncallee:\n" + Sipp.errorExcerpt(work.resolve("uas-errors.log"), 10);
                     System.out.println("[hosts cluster] " + result.successful() + " of " + CALLS
                             + " calls hung up with 200 after node 2 was killed");
                     assertEquals(CALLS, result.successful(), why);
