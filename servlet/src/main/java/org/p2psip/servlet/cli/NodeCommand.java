@@ -220,8 +220,8 @@ final class NodeCommand implements Callable<Integer> {
     int sipThreads = NodeSettings.DEFAULT_SIP_THREADS;
 
     @Option(names = "--warm-up", paramLabel = "N",
-            description = "REGISTER flows the node runs through a throwaway copy of itself (same JVM, the local "
-                    + "backend, a port of its own) before it says it is ready: a fresh JVM answers its first thousands "
+            description = "REGISTER flows (and a tenth as many calls) the node runs through a throwaway copy of itself "
+                    + "(same JVM, the local backend, a port of its own) before it says it is ready: a fresh JVM answers its first thousands "
                     + "of requests from cold code, late enough for phones to retransmit and give up. Until then the "
                     + "node answers OPTIONS with 503 and P2psip-Ready: no (the balancer sends it nothing), GET /ready "
                     + "on --metrics and --admin with 503, and has not printed its 'listening' line; a chord or "

@@ -11,8 +11,8 @@ import org.p2psip.core.auth.DigestAlgorithm;
 import org.p2psip.core.net.HostPort;
 
 /**
- * The warm-up runs real REGISTER flows through a node's SIP stack — digest
- * challenges answered where the node authenticates — and leaves the node it
+ * The warm-up runs real REGISTER flows and calls through a node's SIP stack —
+ * digest challenges answered where the node authenticates — and leaves the node it
  * warms without a binding or a user of its own.
  */
 class NodeWarmupTest {
@@ -35,6 +35,8 @@ class NodeWarmupTest {
 
         assertEquals(600, r.flows());
         assertEquals(600, r.ok(), r.describe());
+        assertEquals(600 / NodeWarmup.CALL_SHARE, r.calls());
+        assertEquals(r.calls(), r.callsOk(), r.describe());
     }
 
     @Test
@@ -47,6 +49,7 @@ class NodeWarmupTest {
 
         assertEquals(600, r.flows());
         assertEquals(600, r.ok(), r.describe());
+        assertEquals(600 / NodeWarmup.CALL_SHARE, r.callsOk(), r.describe());
     }
 
     @Test
