@@ -101,7 +101,7 @@ public record WarmupCalls(InetSocketAddress target, String domain, String callee
         byte[] buffer = new byte[65_535];
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(target.getAddress(), 0))) {
             socket.setSoTimeout(20);
-            String local = hostPort(socket);
+            String local = WarmupLoad.hostPort(socket);
             if (!register(socket, local, buffer, deadline)) {
                 return new Result(0, 0, 0, 0, Duration.ofNanos(System.nanoTime() - start));
             }
@@ -222,7 +222,7 @@ public record WarmupCalls(InetSocketAddress target, String domain, String callee
                 .append("Call-ID: ").append(WarmupLoad.header(request, "call-id", "i")).append("\r\n")
                 .append("CSeq: ").append(WarmupLoad.header(request, "cseq", null)).append("\r\n");
         if ("INVITE".equals(method)) {
-            r.append("Contact: <sip:").append(callee).append('@').append(hostPort(socket)).append(">\r\n");
+            r.append("Contact: <sip:").append(callee).append('@').append(WarmupLoad.hostPort(socket)).append(">\r\n");
         }
         r.append("Content-Length: 0\r\n\r\n");
         send(socket, from, r.toString());
@@ -373,10 +373,5 @@ public record WarmupCalls(InetSocketAddress target, String domain, String callee
     private static void send(DatagramSocket socket, SocketAddress to, String message) throws IOException {
         byte[] bytes = message.getBytes(StandardCharsets.UTF_8);
         socket.send(new DatagramPacket(bytes, bytes.length, to));
-    }
-
-    private static String hostPort(DatagramSocket socket) {
-        String host = socket.getLocalAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + socket.getLocalPort();
     }
 }

@@ -309,7 +309,8 @@ public record WarmupLoad(InetSocketAddress target, String domain, Optional<Strin
         return "warmup-" + k + "@" + local;
     }
 
-    private static String hostPort(DatagramSocket socket) {
+    /** The socket's local address as a Via sent-by or URI host:port, an IPv6 address in brackets. */
+    static String hostPort(DatagramSocket socket) {
         return hostPort(socket.getLocalAddress().getHostAddress(), socket.getLocalPort());
     }
 
