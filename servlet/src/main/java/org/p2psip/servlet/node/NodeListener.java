@@ -85,7 +85,8 @@ final class NodeListener implements SipListener {
             }
             return;
         }
-        SipEndpoint.Inbound inbound = sip.serverTransaction(event);
+        SipEndpoint.Inbound inbound = registrar.answersStatelessly(request) && event.getServerTransaction() == null
+                ? SipEndpoint.Inbound.STATELESS : sip.serverTransaction(event);
         if (inbound.ignore()) {
             return;
         }

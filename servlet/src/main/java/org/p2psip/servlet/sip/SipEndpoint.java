@@ -118,7 +118,8 @@ public record SipEndpoint(SipProvider provider, MessageFactory messages, HeaderF
      */
     public record Inbound(ServerTransaction transaction, boolean ignore) {
         static final Inbound IGNORE = new Inbound(null, true);
-        static final Inbound STATELESS = new Inbound(null, false);
+        /** A request answered without a server transaction. */
+        public static final Inbound STATELESS = new Inbound(null, false);
     }
 
     /** Builds a response; a reason phrase replaces the standard one when given. */

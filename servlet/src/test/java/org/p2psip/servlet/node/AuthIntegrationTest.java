@@ -2,6 +2,7 @@ package org.p2psip.servlet.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
@@ -107,6 +108,21 @@ class AuthIntegrationTest {
 
     private String answer(SipText challenge, DigestAlgorithm a, String user, String password, String method, String uri) {
         return DigestAnswers.answer(DigestAnswers.challengeFor(challenge, a), user, password, method, uri, nc.incrementAndGet());
+    }
+
+    @Test
+    void aRegisterWithoutCredentialsSentAgainIsChallengedAfreshNotFromATransaction() throws Exception {
+        RequestText r = register(alice, "again-" + UUID.randomUUID(), 1)
+                .with("Contact: <sip:" + alice + "@" + phone.hostPort() + ">");
+
+        SipText first = send(r, node1);
+        SipText again = send(r, node1);
+
+        assertEquals(401, first.status(), first.toString());
+        assertEquals(401, again.status(), again.toString());
+        // A server transaction would have sent its one 401 again; a stateless answer is a new challenge.
+        assertNotEquals(DigestAnswers.challengeFor(first, DigestAlgorithm.SHA_256).nonce(),
+                DigestAnswers.challengeFor(again, DigestAlgorithm.SHA_256).nonce());
     }
 
     /** Registers {@code user}'s contact as a phone does: unauthenticated, 401, again with credentials. */
