@@ -28,8 +28,17 @@ import org.p2psip.servlet.netns.NamespaceHosts;
  * calls from the other client host all reach the phone (the default two
  * copies keep its binding); when the cluster stops, its namespaces are gone.
  *
- * <p>The calls wait for the balancer's verdict: the kill window itself is
- * {@code ClusterAcceptanceTest}'s subject, with a bound on failures.
+ * <p>The calls wait for the balancer's verdict because of a limit of
+ * SIPp's callee. In the seconds before the probes condemn the dead node, the
+ * cluster is slow (what the balancer still sends the dead node comes back
+ * as retransmissions), and a node's INVITE to the callee is
+ * sometimes sent again by its Timer A before the 180 reaches it. A UA's
+ * INVITE server transaction absorbs such a copy (RFC 6026 §7.1); SIPp
+ * recognises a retransmission only by the message it sent last after the
+ * request, which after a 180 and a 200 is gone, so it ended those calls and
+ * their BYEs went unanswered (seen in its message trace). The kill window
+ * itself is {@code ClusterAcceptanceTest}'s subject, with a bound on
+ * failures.
  */
 @Timeout(300)
 class ClusterNetnsTest {
