@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.p2psip.core.testing.Eventually;
 import org.p2psip.core.testing.FreePorts;
+import org.p2psip.core.testing.PostgresServer;
 
 /**
  * Call accounting to a real PostgreSQL server (Debian's, started by the

@@ -14,15 +14,15 @@ import org.p2psip.servlet.accounting.AccountingDatabase.Dialect;
 /**
  * The accounting tables and the statements that write and read them, one
  * text for PostgreSQL (15 and later) and H2 (2.x) but for the keyword of a
- * computed column.
+ * computed column and the statement that merges a call.
  *
  * <p>{@code acc_calls} has one row per call, merged from the partial
- * records nodes write ({@link CallRecord}) with the SQL-standard
- * {@link #MERGE_CALL}. Times are {@code TIMESTAMP(3) WITH TIME ZONE}: UTC
- * instants to the millisecond. The database computes {@code ended_at} (the
- * hang-up of an answered call, else its failure: {@link CallRecord#endedAt})
- * and {@code duration_ms} (answer to hang-up) from the columns the nodes
- * write, {@code bye_at} and {@code failed_at} among them.
+ * records nodes write ({@link CallRecord}) by {@link #mergeCall}. Times
+ * are {@code TIMESTAMP(3) WITH TIME ZONE}: UTC instants to the
+ * millisecond. The database computes {@code ended_at} (the hang-up of an
+ * answered call, else its failure: {@link CallRecord#endedAt}) and
+ * {@code duration_ms} (answer to hang-up) from the columns the nodes write,
+ * {@code bye_at} and {@code failed_at} among them.
  *
  * <p>{@code acc_registrations} gets a row per binding a REGISTER changed
  * and is never updated.
@@ -36,36 +36,53 @@ final class AccountingSql {
     private static final String LONG_TEXT = "VARCHAR(" + ColumnText.LONG + ")";
     private static final String SHORT_TEXT = "VARCHAR(" + ColumnText.SHORT + ")";
 
+    private static final String CALL_ROW =
+            "(call_id, caller, callee, started_at, answered_at, bye_at, failed_at, status, invite_node, bye_node)";
+    private static final String CALL_PARAMETERS = "(CAST(? AS " + LONG_TEXT + "), CAST(? AS " + LONG_TEXT + "), "
+            + "CAST(? AS " + LONG_TEXT + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME
+            + "), CAST(? AS " + TIME + "), CAST(? AS SMALLINT), CAST(? AS " + SHORT_TEXT + "), CAST(? AS "
+            + SHORT_TEXT + "))";
+
     /**
-     * Writes one partial call record: inserts the row, or merges it into the
-     * row another partial made, by the rules of {@link CallRecord#mergedWith}
-     * (the row's values are the earlier, the statement's the later). Every
-     * parameter is cast so that a NULL has a type for PostgreSQL to plan
-     * with.
+     * The statement that writes one partial call record: inserts the row,
+     * or merges it into the row another partial made, by the rules of
+     * {@link CallRecord#mergedWith} (the row's values are the earlier, the
+     * statement's the later). Every parameter is cast so that a NULL has a
+     * type for PostgreSQL to plan with.
+     *
+     * <p>H2 takes the SQL-standard {@code MERGE}. PostgreSQL gets
+     * {@code INSERT ... ON CONFLICT DO UPDATE}: its {@code MERGE} does not
+     * wait out a concurrent insert of the same Call-ID but fails on the
+     * unique key, and two nodes flushing the partials of the same calls
+     * after an outage can lose that race batch after batch; the upsert
+     * waits for the other transaction and then updates its row.
      */
-    static final String MERGE_CALL = "MERGE INTO " + CALLS + " t USING (VALUES ("
-            + "CAST(? AS " + LONG_TEXT + "), CAST(? AS " + LONG_TEXT + "), CAST(? AS " + LONG_TEXT + "), "
-            + "CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), CAST(? AS " + TIME + "), "
-            + "CAST(? AS SMALLINT), CAST(? AS " + SHORT_TEXT + "), CAST(? AS " + SHORT_TEXT + "))) "
-            + "AS s (call_id, caller, callee, started_at, answered_at, bye_at, failed_at, status, invite_node, bye_node) "
-            + "ON t.call_id = s.call_id "
-            + "WHEN MATCHED THEN UPDATE SET "
-            + "caller = COALESCE(s.caller, t.caller), "
-            + "callee = COALESCE(s.callee, t.callee), "
-            + "started_at = " + earlier("started_at") + ", "
-            + "answered_at = " + earlier("answered_at") + ", "
-            + "bye_at = " + earlier("bye_at") + ", "
-            + "failed_at = " + later("failed_at") + ", "
-            + "status = CASE WHEN s.status BETWEEN 200 AND 299 THEN s.status "
-            + "WHEN t.status BETWEEN 200 AND 299 THEN t.status "
-            + "WHEN s.failed_at IS NOT NULL AND (t.failed_at IS NULL OR s.failed_at >= t.failed_at) THEN s.status "
-            + "ELSE COALESCE(t.status, s.status) END, "
-            + "invite_node = COALESCE(s.invite_node, t.invite_node), "
-            + "bye_node = COALESCE(s.bye_node, t.bye_node) "
-            + "WHEN NOT MATCHED THEN INSERT "
-            + "(call_id, caller, callee, started_at, answered_at, bye_at, failed_at, status, invite_node, bye_node) "
-            + "VALUES (s.call_id, s.caller, s.callee, s.started_at, s.answered_at, s.bye_at, s.failed_at, s.status, "
-            + "s.invite_node, s.bye_node)";
+    static String mergeCall(Dialect dialect) {
+        if (dialect == Dialect.POSTGRESQL) {
+            return "INSERT INTO " + CALLS + " AS t " + CALL_ROW + " VALUES " + CALL_PARAMETERS
+                    + " ON CONFLICT (call_id) DO UPDATE SET " + mergedColumns("EXCLUDED");
+        }
+        return "MERGE INTO " + CALLS + " t USING (VALUES " + CALL_PARAMETERS + ") AS s " + CALL_ROW
+                + " ON t.call_id = s.call_id WHEN MATCHED THEN UPDATE SET " + mergedColumns("s")
+                + " WHEN NOT MATCHED THEN INSERT " + CALL_ROW + " VALUES (s.call_id, s.caller, s.callee, "
+                + "s.started_at, s.answered_at, s.bye_at, s.failed_at, s.status, s.invite_node, s.bye_node)";
+    }
+
+    /** The SET list that merges the statement's values, named {@code s}, into the row {@code t}. */
+    private static String mergedColumns(String s) {
+        return "caller = COALESCE(" + s + ".caller, t.caller), "
+                + "callee = COALESCE(" + s + ".callee, t.callee), "
+                + "started_at = " + earlier(s, "started_at") + ", "
+                + "answered_at = " + earlier(s, "answered_at") + ", "
+                + "bye_at = " + earlier(s, "bye_at") + ", "
+                + "failed_at = " + later(s, "failed_at") + ", "
+                + "status = CASE WHEN " + s + ".status BETWEEN 200 AND 299 THEN " + s + ".status "
+                + "WHEN t.status BETWEEN 200 AND 299 THEN t.status "
+                + "WHEN " + s + ".failed_at IS NOT NULL AND (t.failed_at IS NULL OR " + s + ".failed_at >= t.failed_at) "
+                + "THEN " + s + ".status ELSE COALESCE(t.status, " + s + ".status) END, "
+                + "invite_node = COALESCE(" + s + ".invite_node, t.invite_node), "
+                + "bye_node = COALESCE(" + s + ".bye_node, t.bye_node)";
+    }
 
     static final String INSERT_REGISTRATION = "INSERT INTO " + REGISTRATIONS
             + " (changed_at, node, aor, contact, expires, call_id, cseq, change) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
@@ -163,15 +180,20 @@ final class AccountingSql {
         }
     }
 
-    /** The earlier of the row's and the statement's value, either when the other is NULL. */
-    private static String earlier(String column) {
-        return "CASE WHEN t." + column + " IS NULL THEN s." + column + " WHEN s." + column + " IS NULL THEN t." + column
-                + " WHEN s." + column + " < t." + column + " THEN s." + column + " ELSE t." + column + " END";
+    /** The earlier of the row's and the statement's ({@code s}) value, either when the other is NULL. */
+    private static String earlier(String s, String column) {
+        return pick(s, column, "<");
     }
 
-    /** The later of the row's and the statement's value, either when the other is NULL. */
-    private static String later(String column) {
-        return "CASE WHEN t." + column + " IS NULL THEN s." + column + " WHEN s." + column + " IS NULL THEN t." + column
-                + " WHEN s." + column + " > t." + column + " THEN s." + column + " ELSE t." + column + " END";
+    /** The later of the row's and the statement's ({@code s}) value, either when the other is NULL. */
+    private static String later(String s, String column) {
+        return pick(s, column, ">");
+    }
+
+    private static String pick(String s, String column, String wins) {
+        String mine = s + "." + column;
+        String row = "t." + column;
+        return "CASE WHEN " + row + " IS NULL THEN " + mine + " WHEN " + mine + " IS NULL THEN " + row
+                + " WHEN " + mine + " " + wins + " " + row + " THEN " + mine + " ELSE " + row + " END";
     }
 }

@@ -43,9 +43,9 @@ import org.slf4j.LoggerFactory;
  *       nothing the buffer can hold. A failing database is logged once
  *       when it starts failing and once when it takes records again.</li>
  *   <li>Two nodes merging the same call at the same moment can make one of
- *       them fail on a unique key or a deadlock (PostgreSQL's {@code MERGE}
- *       does not retry a concurrent insert itself); that batch is tried
- *       again at once. A record the database refuses for its content, which
+ *       them fail on a unique key (a {@code MERGE} that met another
+ *       transaction's insert of the call; PostgreSQL's upsert waits for it
+ *       instead) or a serialization failure; that batch is tried again at once. A record the database refuses for its content, which
  *       {@link ColumnText} should make impossible, would otherwise hold up
  *       every record behind it: its batch is written record by record and
  *       the refused ones are dropped.</li>
@@ -288,7 +288,7 @@ public final class BufferedJdbcSink implements AccountingSink, AutoCloseable {
 
     private void write(Connection c, WriteBatch batch) throws SQLException {
         if (!batch.calls().isEmpty()) {
-            try (PreparedStatement s = c.prepareStatement(AccountingSql.MERGE_CALL)) {
+            try (PreparedStatement s = c.prepareStatement(AccountingSql.mergeCall(dialect))) {
                 for (CallRecord r : batch.calls()) {
                     AccountingSql.bind(s, r);
                     s.addBatch();

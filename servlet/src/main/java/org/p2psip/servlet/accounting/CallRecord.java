@@ -87,7 +87,7 @@ public record CallRecord(String callId, Optional<String> caller, Optional<String
 
     /**
      * The two partials of one call as one, {@code later} being the one
-     * written after this. The rules, which {@link AccountingSql#MERGE_CALL}
+     * written after this. The rules, which {@link AccountingSql#mergeCall}
      * applies in the database in the same way:
      * <ul>
      *   <li>the call started, was answered and was hung up at the earliest

@@ -1,4 +1,4 @@
-package org.p2psip.loadtest;
+package org.p2psip.core.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import org.p2psip.core.testing.FreePorts;
-
 /**
  * A PostgreSQL server of the test's own (Debian's {@code postgresql}
  * package, which {@code .ci/run} installs): a cluster made with
@@ -31,7 +29,7 @@ import org.p2psip.core.testing.FreePorts;
  * server cleanly and have no use for surviving a power cut, and it keeps
  * their disk writes small on a machine other tests share.
  */
-final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements AutoCloseable {
 
     private static final Path VERSIONS = Path.of("/usr/lib/postgresql");
     private static final String SUPERUSER = "postgres";
@@ -54,7 +52,7 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** Makes a cluster in {@code dir} (which must not exist yet) and starts it. */
-    static PostgresServer start(Path dir) throws Exception {
+    public static PostgresServer start(Path dir) throws Exception {
         boolean root = "root".equals(System.getProperty("user.name"));
         PostgresServer server = new PostgresServer(binaries(), dir, FreePorts.udpAndTcp(), root);
         Files.createDirectories(server.socket);
@@ -97,32 +95,32 @@ final class PostgresServer implements AutoCloseable {
     }
 
     /** Starts the server (again) and waits until it accepts connections. */
-    void start() throws Exception {
+    public void start() throws Exception {
         run("pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w", "-t", "60", "-o",
                 "-h 127.0.0.1 -p " + port + " -k " + socket + " -c fsync=off -c full_page_writes=off", "start");
         running = true;
     }
 
     /** Stops the server as an operator does for maintenance: open sessions are ended, nothing is lost. */
-    void stop() throws Exception {
+    public void stop() throws Exception {
         run("pg_ctl", "-D", data.toString(), "-m", "fast", "-w", "-t", "60", "stop");
         running = false;
     }
 
     /** A new database owned by the superuser. */
-    void createDatabase(String name) throws SQLException {
+    public void createDatabase(String name) throws SQLException {
         try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
     }
 
     /** The JDBC URL of database {@code name}, as a node's {@code --acct-db} takes it. */
-    String url(String name) {
+    public String url(String name) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=" + SUPERUSER;
     }
 
     /** The server's log, for a failure message. */
-    String logTail(int lines) throws IOException {
+    public String logTail(int lines) throws IOException {
         if (!Files.exists(log)) {
             return "";
         }
