@@ -6,6 +6,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * New non-INVITE requests on their way to a node, kept until that node
@@ -23,7 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the first final response. The table is bounded: at {@value #MAX_PENDING}
  * entries a request is sent without one (it fails as before), and entries
  * older than Timer F (64·T1, 32 s) are swept when the table is full — a
- * node that never answered has been written off by then.
+ * node that never answered has been written off by then. A full table is
+ * swept at most once every {@value #SWEEP_INTERVAL_NANOS} ns: a table full
+ * of young entries (a node that drops a flood unanswered, its own budget
+ * spent) would otherwise be scanned whole for every request, which cost the
+ * balancer most of its time under a 10,000/s REGISTER flood.
  */
 final class FailoverRequests {
 
@@ -32,6 +38,8 @@ final class FailoverRequests {
     /** Timer F, 64·T1: the client has given up on a request this old. */
     static final long LIFETIME_NANOS = 32_000_000_000L;
     /** Methods whose 503 is never failed over: INVITE's final answers need an ACK; ACK and CANCEL have no 503. */
+    /** How often a full table may be swept. */
+    static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private static final Set<String> NOT_FAILED_OVER = Set.of("INVITE", "ACK", "CANCEL");
 
     /** A request the balancer sent to a node, the nodes that refused it so far, and when it was first sent. */
@@ -53,6 +61,9 @@ final class FailoverRequests {
     }
 
     private final ConcurrentHashMap<String, Pending> byBranch = new ConcurrentHashMap<>();
+    private final AtomicLong sweptAt = new AtomicLong();
+    private final AtomicBoolean sweptOnce = new AtomicBoolean();
+    private final AtomicLong sweeps = new AtomicLong();
 
     /** Whether a 503 to {@code m} may send it on to another node: a new request, outside a dialog, not an INVITE. */
     static boolean eligible(SipMessage m) {
@@ -65,12 +76,33 @@ final class FailoverRequests {
      */
     void sent(String branch, SipMessage m, long now) {
         if (byBranch.size() >= MAX_PENDING) {
-            byBranch.values().removeIf(p -> now - p.sentAtNanos() > LIFETIME_NANOS);
+            if (mustSweep(now)) {
+                sweeps.incrementAndGet();
+                byBranch.values().removeIf(p -> now - p.sentAtNanos() > LIFETIME_NANOS);
+            }
             if (byBranch.size() >= MAX_PENDING) {
                 return;
             }
         }
         byBranch.putIfAbsent(branch, new Pending(m, List.of(), now));
+    }
+
+    /** True for one caller at a time, at most once every {@link #SWEEP_INTERVAL_NANOS}. */
+    private boolean mustSweep(long now) {
+        if (!sweptOnce.get()) {
+            if (sweptOnce.compareAndSet(false, true)) {
+                sweptAt.set(now);
+                return true;
+            }
+            return false;
+        }
+        long last = sweptAt.get();
+        return now - last >= SWEEP_INTERVAL_NANOS && sweptAt.compareAndSet(last, now);
+    }
+
+    /** How many times the table has been swept. */
+    long sweeps() {
+        return sweeps.get();
     }
 
     /** The final response to the request sent under {@code branch} came: the entry leaves, and is returned. */

@@ -50,8 +50,24 @@ class FailoverRequestsTest {
         table.sent("new", REGISTER, FailoverRequests.LIFETIME_NANOS);
         assertTrue(table.answered("new").isEmpty(), "kept past the bound");
 
-        table.sent("later", REGISTER, FailoverRequests.LIFETIME_NANOS + 1);
+        table.sent("later", REGISTER, FailoverRequests.LIFETIME_NANOS + FailoverRequests.SWEEP_INTERVAL_NANOS);
         assertTrue(table.answered("later").isPresent(), "the entries older than Timer F were not swept");
         assertTrue(table.answered("old-0").isEmpty());
+    }
+
+    @Test
+    void aTableFullOfYoungEntriesIsSweptOnceASecondNotForEachRequest() {
+        FailoverRequests table = new FailoverRequests();
+        for (int i = 0; i < FailoverRequests.MAX_PENDING; i++) {
+            table.sent("young-" + i, REGISTER, 0);
+        }
+        for (int i = 0; i < 1_000; i++) {
+            table.sent("more-" + i, REGISTER, i * 1_000_000L);
+        }
+        assertEquals(1, table.sweeps(), "a thousand requests within a second");
+        assertTrue(table.answered("more-999").isEmpty(), "the table stays full");
+
+        table.sent("a-second-later", REGISTER, FailoverRequests.SWEEP_INTERVAL_NANOS);
+        assertEquals(2, table.sweeps());
     }
 }
