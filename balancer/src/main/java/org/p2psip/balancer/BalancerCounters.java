@@ -19,6 +19,7 @@ public final class BalancerCounters {
     private final LongAdder flowFailed = new LongAdder();
     private final LongAdder streamsClosed = new LongAdder();
     private final LongAdder sourceDropped = new LongAdder();
+    private final LongAdder overBudget = new LongAdder();
     private final LongAdder connectionsRefused = new LongAdder();
     private final LongAdder idleClosed = new LongAdder();
     private final LongAdder deadlineClosed = new LongAdder();
@@ -77,6 +78,14 @@ public final class BalancerCounters {
     /** Messages dropped unanswered because their source was over its rate or banned. */
     public long sourceDropped() {
         return sourceDropped.sum();
+    }
+
+    /**
+     * Requests without credentials dropped because more arrived, from all
+     * clients together, than the balancer's {@code --unauthenticated-rate}.
+     */
+    public long overBudget() {
+        return overBudget.sum();
     }
 
     /** Connections closed on accept: a banned source, or the total or per-source cap reached. */
@@ -160,6 +169,10 @@ public final class BalancerCounters {
         sourceDropped.increment();
     }
 
+    void countOverBudget() {
+        overBudget.increment();
+    }
+
     void countConnectionRefused() {
         connectionsRefused.increment();
     }
@@ -201,7 +214,8 @@ public final class BalancerCounters {
     public String toString() {
         return "forwarded " + requestsForwarded() + " requests, " + responsesForwarded() + " responses; answered "
                 + answeredLocally() + "; dropped " + malformed() + " malformed, " + foreignResponses()
-                + " foreign responses, " + undeliverable() + " undeliverable, " + flowFailed() + " to closed flows, " + sourceDropped() + " from limited sources, "
+                + " foreign responses, " + undeliverable() + " undeliverable, " + flowFailed() + " to closed flows, "
+                + sourceDropped() + " from limited sources, " + overBudget() + " over the budget without credentials, "
                 + refusedOversized() + " oversized; diverted " + diverted() + ", failed over "
                 + failedOver() + "; refused " + connectionsRefused()
                 + " connections; closed " + streamsClosed() + " streams, " + idleClosed() + " idle, "

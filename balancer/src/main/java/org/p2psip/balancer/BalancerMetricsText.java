@@ -102,6 +102,7 @@ public final class BalancerMetricsText {
         dropped(b, "foreign_response", c.foreignResponses());
         dropped(b, "undeliverable", c.undeliverable());
         dropped(b, "source_limited", c.sourceDropped());
+        dropped(b, "unauthenticated_budget", c.overBudget());
         family(b, "p2psip_lb_connections_closed_total", "counter",
                 "Client connections the balancer closed, by reason.");
         closed(b, "refused", c.connectionsRefused());

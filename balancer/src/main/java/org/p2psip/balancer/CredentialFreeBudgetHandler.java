@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * scan per datagram and reaches the nodes no faster than they would answer
  * it. Everything else passes untouched. Sits right after the
  * {@link SourceGuardHandler} on the clients' UDP side; the nodes' answers
- * never meet it. The first drop, and then one line a minute, is logged with
- * the count.
+ * never meet it. Drops are counted in {@link BalancerCounters#overBudget};
+ * the first, and then one line a minute, is logged with the count.
  */
 @Sharable
 public final class CredentialFreeBudgetHandler extends ChannelInboundHandlerAdapter {
@@ -31,17 +31,20 @@ public final class CredentialFreeBudgetHandler extends ChannelInboundHandlerAdap
     private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     private final CredentialFreeBudget budget;
+    private final BalancerCounters counters;
     private final AtomicLong loggedAt = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong loggedDrops = new AtomicLong();
 
-    public CredentialFreeBudgetHandler(CredentialFreeBudget budget) {
+    public CredentialFreeBudgetHandler(CredentialFreeBudget budget, BalancerCounters counters) {
         this.budget = budget;
+        this.counters = counters;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof DatagramPacket p && governed(p.content()) && !budget.admit(System.nanoTime())) {
             ReferenceCountUtil.release(msg);
+            counters.countOverBudget();
             report(System.nanoTime());
             return;
         }

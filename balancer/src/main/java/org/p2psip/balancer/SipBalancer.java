@@ -185,7 +185,7 @@ public final class SipBalancer implements AutoCloseable {
         int unauthenticated = settings.unauthenticatedRate();
         Optional<CredentialFreeBudgetHandler> budget = unauthenticated > 0
                 ? Optional.of(new CredentialFreeBudgetHandler(new CredentialFreeBudget(unauthenticated,
-                        2 * unauthenticated, System.nanoTime())))
+                        2 * unauthenticated, System.nanoTime()), counters))
                 : Optional.empty();
         SipParserHandler parser = new SipParserHandler(counters, edge.bad());
         for (int attempt = 0; attempt < (port == 0 ? BIND_ATTEMPTS : 1); attempt++) {

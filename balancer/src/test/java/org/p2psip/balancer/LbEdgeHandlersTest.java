@@ -79,7 +79,7 @@ class LbEdgeHandlersTest {
     @Test
     void requestsWithoutCredentialsFromAllSourcesShareOneBudgetAndNothingElseIsHeld() {
         CredentialFreeBudgetHandler budget = new CredentialFreeBudgetHandler(new CredentialFreeBudget(1, 3,
-                System.nanoTime()));
+                System.nanoTime()), counters);
         EmbeddedChannel ch = new EmbeddedChannel(budget);
         for (int i = 0; i < 5; i++) {
             ch.writeInbound(datagram(LbText.register("sip:a" + i + "@example.com", "f" + i), FLOODER));
@@ -98,6 +98,7 @@ class LbEdgeHandlersTest {
         }
         assertEquals(3 + 3, passed, "the burst of 3 from both sources together, then credentials, OPTIONS, a response");
         assertEquals(7, budget.dropped());
+        assertEquals(7, counters.overBudget(), "counted for the metrics");
     }
 
     @Test

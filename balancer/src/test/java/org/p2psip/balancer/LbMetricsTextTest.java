@@ -46,6 +46,7 @@ class LbMetricsTextTest {
             assertEquals(3, value(text, "p2psip_lb_requests_forwarded_total"));
             assertTrue(value(text, "p2psip_lb_responses_forwarded_total") >= 3, text);
             assertEquals(0, value(text, "p2psip_lb_messages_dropped_total{reason=\"malformed\"}"));
+            assertEquals(0, value(text, "p2psip_lb_messages_dropped_total{reason=\"unauthenticated_budget\"}"));
             Matcher rtt = Pattern.compile("^p2psip_lb_node_probe_rtt_seconds\\{node=\"" + Pattern.quote(node.hostPort()
                     .toString()) + "\"\\} (\\S+)$", Pattern.MULTILINE).matcher(text);
             assertTrue(rtt.find() && Double.parseDouble(rtt.group(1)) < 1, text);

@@ -61,7 +61,7 @@ public final class BalancerStatusPage implements StatusPage {
             rtt[n.index()] = r < 0 || !balancer.nodes().isUp(n.index()) ? Double.NaN : r / 1e6;
         }
         long[] done = {c.requestsForwarded(), c.responsesForwarded(), c.answeredLocally(),
-                c.malformed() + c.foreignResponses() + c.undeliverable() + c.sourceDropped()};
+                c.malformed() + c.foreignResponses() + c.undeliverable() + c.sourceDropped() + c.overBudget()};
         probeTimes.add(epochMillis, rtt);
         if (lastNanos >= 0 && nanos > lastNanos) {
             double seconds = (nanos - lastNanos) / 1e9;
