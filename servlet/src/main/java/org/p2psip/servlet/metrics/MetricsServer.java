@@ -218,7 +218,16 @@ public final class MetricsServer implements AutoCloseable {
                 exchange.getResponseHeaders().set("Allow", "GET, HEAD");
                 reply(exchange, 405, TEXT, "no " + method + " " + path + "; only GET and HEAD\n");
             } else if (PAGE.equals(path)) {
-                reply(exchange, 200, HTML, html);
+                String filled;
+                try {
+                    filled = page.html(html);
+                } catch (RuntimeException e) {
+                    LOG.warn("rendering the status page failed: {}", e.toString());
+                    reply(exchange, 500, TEXT, "rendering the status page failed: " + e.getMessage() + "\n");
+                    return;
+                }
+                exchange.getResponseHeaders().set("Cache-Control", "no-store");
+                reply(exchange, 200, HTML, filled);
             } else if (READY.equals(path)) {
                 exchange.getResponseHeaders().set("Cache-Control", "no-store");
                 boolean now = ready.getAsBoolean();

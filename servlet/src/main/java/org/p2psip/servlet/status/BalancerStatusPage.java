@@ -83,8 +83,8 @@ public final class BalancerStatusPage implements StatusPage {
     }
 
     @Override
-    public synchronized String json() {
-        return view(System.currentTimeMillis(), System.nanoTime()).json();
+    public synchronized StatusView view() {
+        return view(System.currentTimeMillis(), System.nanoTime());
     }
 
     /** The page as it stands at {@code nowMillis} (wall clock) and {@code nowNanos} (the balancer's clock). */

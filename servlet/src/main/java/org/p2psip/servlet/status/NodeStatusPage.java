@@ -125,8 +125,8 @@ public final class NodeStatusPage implements StatusPage {
     }
 
     @Override
-    public synchronized String json() {
-        return view(System.currentTimeMillis()).json();
+    public synchronized StatusView view() {
+        return view(System.currentTimeMillis());
     }
 
     /** The page as it stands at {@code nowMillis}. */

@@ -12,6 +12,16 @@ public interface StatusPage {
     /** Takes one sample for every chart, at {@code epochMillis} on the wall clock and {@code nanos} on a monotonic one. */
     void sample(long epochMillis, long nanos);
 
-    /** Everything the page shows now: {@link StatusView#json()}. */
-    String json();
+    /** Everything the page shows now. */
+    StatusView view();
+
+    /** {@link #view()} as the JSON the page's script reads. */
+    default String json() {
+        return view().json();
+    }
+
+    /** The page's HTML {@code template} with what it shows now written in ({@link StatusHtml}). */
+    default String html(String template) {
+        return StatusHtml.render(template, view());
+    }
 }

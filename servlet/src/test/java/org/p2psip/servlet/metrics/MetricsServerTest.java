@@ -150,6 +150,9 @@ class MetricsServerTest {
         assertEquals(200, page.statusCode());
         assertEquals("text/html; charset=utf-8", page.headers().firstValue("Content-Type").orElse(""));
         assertTrue(page.body().contains("status.json"), "the page reads its data from status.json");
+        assertTrue(page.body().contains("<h1 id=\"title\">p2psip node 127.0.0.1:5060</h1>"), page.body());
+        assertTrue(page.body().contains("<td>self</td><td>127.0.0.1:5060</td><td>this node</td>"),
+                "the members table is there before the script runs:\n" + page.body());
 
         traffic.received("REGISTER");
         // The first sample is taken at start; rates need a second one a second later.
