@@ -1,6 +1,5 @@
 package org.p2psip.balancer;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
@@ -18,10 +17,13 @@ import org.slf4j.LoggerFactory;
  * PUBLISH, MESSAGE without credentials) to one budget for all clients
  * together, before a datagram is parsed or forwarded: a flood from many
  * addresses, each under the per-source limit, costs the balancer a header
- * scan per datagram and reaches the nodes no faster than they would answer
+ * scan per message and reaches the nodes no faster than they would answer
  * it. Everything else passes untouched. Sits right after the
- * {@link SourceGuardHandler} on the clients' UDP side; the nodes' answers
- * never meet it. Drops are counted in {@link BalancerCounters#overBudget};
+ * {@link SourceGuardHandler} on the clients' side, for datagrams and for
+ * the messages framed out of TCP and TLS connections, which share the one
+ * budget; the nodes' answers never meet it. A message over the budget is
+ * dropped unanswered, as on UDP: a flood over many connections must cost
+ * no more than one over datagrams. Drops are counted in {@link BalancerCounters#overBudget};
  * the first, and then one line a minute, is logged with the count.
  */
 @Sharable
@@ -42,7 +44,7 @@ public final class CredentialFreeBudgetHandler extends ChannelInboundHandlerAdap
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof DatagramPacket p && governed(p.content()) && !budget.admit(System.nanoTime())) {
+        if (governed(msg) && !budget.admit(System.nanoTime())) {
             ReferenceCountUtil.release(msg);
             counters.countOverBudget();
             report(System.nanoTime());
@@ -51,9 +53,12 @@ public final class CredentialFreeBudgetHandler extends ChannelInboundHandlerAdap
         ctx.fireChannelRead(msg);
     }
 
-    private static boolean governed(ByteBuf content) {
-        ByteBuffer view = content.nioBuffer(content.readerIndex(), content.readableBytes());
-        return CredentialFreeBudget.governs(view);
+    private static boolean governed(Object msg) {
+        if (msg instanceof DatagramPacket p) {
+            ByteBuf content = p.content();
+            return CredentialFreeBudget.governs(content.nioBuffer(content.readerIndex(), content.readableBytes()));
+        }
+        return msg instanceof SipFrame f && CredentialFreeBudget.governs(f.bytes(), f.bytes().length);
     }
 
     /** Requests dropped over the budget so far. */

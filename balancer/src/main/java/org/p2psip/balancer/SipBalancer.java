@@ -46,9 +46,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  * UDP, public:    SourceGuardHandler → [CredentialFreeBudgetHandler] → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
  * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
  * TCP: ConnectionGate → IdleTimeout → TcpConnections → SipStreamFramer → SourceGuardHandler
- *      → SipParserHandler → SipRouter
+ *      → [CredentialFreeBudgetHandler] → SipParserHandler → SipRouter
  * TLS: ConnectionGate → IdleTimeout → SslHandler → TcpConnections → SipStreamFramer → SourceGuardHandler
- *      → SipParserHandler → SipRouter
+ *      → [CredentialFreeBudgetHandler] → SipParserHandler → SipRouter
  * </pre>
  * Requests reach the nodes over UDP, whatever the client used, from a
  * node-side socket of their own (a free port on the balancer's address,
@@ -193,8 +193,8 @@ public final class SipBalancer implements AutoCloseable {
             // The router needs the balancer's identity, which needs the port, which a port-0 bind only
             // reveals once TCP is bound: accepted connections pick the router up from here.
             AtomicReference<SipRouter> routerOnceBound = new AtomicReference<>();
-            ChannelFuture tcpBind = streamListener(edge, Transport.TCP, guard, parser, routerOnceBound, acceptGroup,
-                    tcpGroup).bind(new InetSocketAddress(bindAddress, port)).awaitUninterruptibly();
+            ChannelFuture tcpBind = streamListener(edge, Transport.TCP, guard, budget, parser, routerOnceBound,
+                    acceptGroup, tcpGroup).bind(new InetSocketAddress(bindAddress, port)).awaitUninterruptibly();
             if (!tcpBind.isSuccess()) {
                 throw new BalancerStartException("TCP port " + bindAddress.getHostAddress() + ":" + port
                         + " is already in use (" + oneLine(tcpBind.cause()) + ")");
@@ -254,8 +254,8 @@ public final class SipBalancer implements AutoCloseable {
                 HostPort at = settings.tls().get().address();
                 ChannelFuture tlsBind;
                 try {
-                    tlsBind = streamListener(edge, Transport.TLS, guard, parser, routerOnceBound, acceptGroup,
-                            tcpGroup).bind(new InetSocketAddress(InetAddress.getByName(at.host()), at.port()))
+                    tlsBind = streamListener(edge, Transport.TLS, guard, budget, parser, routerOnceBound,
+                            acceptGroup, tcpGroup).bind(new InetSocketAddress(InetAddress.getByName(at.host()), at.port()))
                             .awaitUninterruptibly();
                 } catch (UnknownHostException e) {
                     closeAll(udp, tcp, nodeSide);
@@ -293,6 +293,7 @@ public final class SipBalancer implements AutoCloseable {
 
     /** A TCP or TLS listener; its connections start routing once {@code router} is set. */
     private static ServerBootstrap streamListener(Edge edge, Transport transport, SourceGuardHandler guard,
+                                                  Optional<CredentialFreeBudgetHandler> budget,
                                                   SipParserHandler parser, AtomicReference<SipRouter> router,
                                                   EventLoopGroup acceptGroup, EventLoopGroup tcpGroup) {
         BalancerSettings settings = edge.settings();
@@ -325,6 +326,7 @@ public final class SipBalancer implements AutoCloseable {
                                 .addLast("guard", guard)
                                 .addLast("parse", parser)
                                 .addLast("route", r);
+                        budget.ifPresent(b -> ch.pipeline().addAfter("guard", "budget", b));
                     }
                 });
     }

@@ -102,6 +102,31 @@ class LbEdgeHandlersTest {
     }
 
     @Test
+    void messagesFramedFromConnectionsDrawOnTheSameBudget() {
+        BalancerCounters counted = new BalancerCounters();
+        CredentialFreeBudgetHandler budget = new CredentialFreeBudgetHandler(new CredentialFreeBudget(1, 2,
+                System.nanoTime()), counted);
+        EmbeddedChannel udp = new EmbeddedChannel(budget);
+        EmbeddedChannel tcp = connection(FLOODER, budget);
+        udp.writeInbound(datagram(LbText.register("sip:a0@example.com", "u0"), FLOODER));
+        for (int i = 0; i < 3; i++) {
+            tcp.writeInbound(new SipFrame(LbText.crlf(LbText.register("sip:t" + i + "@example.com", "t" + i)),
+                    OTHER, Transport.TCP, 1));
+        }
+        tcp.writeInbound(new SipFrame(LbText.crlf("OPTIONS sip:example.com SIP/2.0\nCall-ID: k2\n\n"), OTHER,
+                Transport.TCP, 1));
+
+        int passed = 0;
+        for (Object m; (m = tcp.readInbound()) != null; ) {
+            passed++;
+        }
+        assertEquals(1 + 1, passed, "one REGISTER left of the burst of 2 after the datagram, then the OPTIONS");
+        assertEquals(2, counted.overBudget());
+        assertTrue(tcp.isOpen(), "the connection stays open");
+        ((DatagramPacket) udp.readInbound()).release();
+    }
+
+    @Test
     void aBannedSourcesConnectionIsClosed() {
         EmbeddedChannel ch = connection(FLOODER, new SourceGuardHandler(guard(1, 1), counters, bad));
 

@@ -16,7 +16,9 @@ import org.p2psip.balancer.Transport;
  * The defences of one connection a peer opened to the node, whatever
  * carries it (TCP, or TLS once decrypted): the stream is framed by a
  * {@link SipStreamAssembler} before the RI parses it, every message counts
- * against its source's rate, a message over the size limit gets 513 Message
+ * against its source's rate and, if it is a request that can only be
+ * challenged, against the node's budget for those from all sources (over it,
+ * it is dropped unanswered, as on UDP), a message over the size limit gets 513 Message
  * Too Large (RFC 3261 §21.5.14) and one that cannot be framed 400, and then
  * the connection is closed, since the stream cannot be resynchronised. The
  * {@link ConnectionGuard} closes idle and slow connections by the times
@@ -109,6 +111,11 @@ final class StreamGuard {
                 if (guards.sources().admit(source, now) != SourceVerdict.ADMIT) {
                     guard.closeSoon(connection);
                     return;
+                }
+                if (!guards.withinCredentialFreeBudget(m.bytes(), m.bytes().length, now)) {
+                    // Dropped unanswered, as a datagram would be; the connection has not spoken for it, so it
+                    // may still be closed to make room.
+                    continue;
                 }
                 if (!spoke) {
                     spoke = true;
