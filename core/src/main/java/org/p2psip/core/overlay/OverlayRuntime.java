@@ -38,6 +38,16 @@ public record OverlayRuntime(ScheduledExecutorService owner, Clock clock, LongSu
         return new OverlayRuntime(owner, clock, System::nanoTime, new SecureRandom().nextLong());
     }
 
+    /**
+     * The owner thread is {@code loop}, a transport's event loop that the
+     * node shares ({@link NettyUdpOverlayTransport#eventLoop()}); the given wall
+     * clock, {@link System#nanoTime()}, a random seed. The node's work then
+     * shares the loop with its socket, so it must never block.
+     */
+    public static OverlayRuntime onLoop(ScheduledExecutorService loop, Clock clock) {
+        return new OverlayRuntime(loop, clock, System::nanoTime, new SecureRandom().nextLong());
+    }
+
     /** The monotonic clock now, in milliseconds. */
     public long millis() {
         return nanos.getAsLong() / 1_000_000;

@@ -65,6 +65,27 @@ class NettyUdpOverlayTransportTest {
     }
 
     @Test
+    void requestsAreServedOnTheEventLoopANodeMayRunOn() throws Exception {
+        CompletableFuture<Thread> servedOn = new CompletableFuture<>();
+        NettyUdpOverlayTransport server = start("s", Duration.ofMillis(200), (type, payload) -> {
+            servedOn.complete(Thread.currentThread());
+            return CompletableFuture.completedFuture(payload);
+        });
+        NettyUdpOverlayTransport client = start("s", Duration.ofMillis(200), ECHO);
+        client.request(server.localAddress(), 7, new byte[] {1}, Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS);
+        Thread loop = server.eventLoop().submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+        assertEquals(loop, servedOn.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aTransportClosedFromItsOwnEventLoopClosesWithoutWaitingOnItself() throws Exception {
+        NettyUdpOverlayTransport server = start("s", Duration.ofMillis(200), ECHO);
+        server.eventLoop().submit(server::close).get(10, TimeUnit.SECONDS);
+        assertEquals(OverlayException.Reason.CLOSED, failure(server.request(server.localAddress(), 7, new byte[] {1},
+                Duration.ofSeconds(1))).reason());
+    }
+
+    @Test
     void framesLargerThanADatagramAreFragmentedAndReassembled() throws Exception {
         NettyUdpOverlayTransport server = start("s", Duration.ofMillis(200), ECHO);
         NettyUdpOverlayTransport client = start("s", Duration.ofMillis(200), ECHO);

@@ -68,7 +68,7 @@ public final class KademliaDhtProvider implements DhtProvider {
                     HostPort bound = transport.localAddress();
                     BigInteger id = options.nodeId().orElseGet(() -> IdSpace.SHA1.idOf(bound.toString()));
                     KademliaDht dht = new KademliaDht(new Contact(id, bound, Optional.of(config.sip())),
-                            OverlayRuntime.threaded("kademlia-" + bound.port(), config.clock()), config.replicas(),
+                            OverlayRuntime.onLoop(transport.eventLoop(), config.clock()), config.replicas(),
                             options, disk);
                     dht.attach(transport);
                     return dht;
