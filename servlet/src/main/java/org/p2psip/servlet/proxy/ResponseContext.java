@@ -114,8 +114,8 @@ final class ResponseContext {
         if (finalSent) {
             return;
         }
-        sip.send(st, response);
         markFinal(response.getStatusCode());
+        sip.send(st, response);
     }
 
     synchronized void onResponse(ClientTransaction ct, Response response) {
@@ -213,22 +213,20 @@ final class ResponseContext {
 
     private void forwardSuccess(Response response) {
         Response upstream = upstreamCopy(response);
-        if (upstream != null) {
-            if (!finalSent) {
-                sip.send(st, upstream);
-            } else {
-                // A further 2xx from another fork: the server transaction is
-                // done with it, so it travels statelessly (§16.7 item 5).
-                sip.send(null, upstream);
-            }
-        }
-        if (!succeeded) {
+        // A further 2xx from another fork, or one after a final answer went up: the server transaction is done
+        // with it, so it travels statelessly (§16.7 item 5).
+        ServerTransaction through = finalSent ? null : st;
+        boolean first = !succeeded;
+        if (first) {
             succeeded = true;
             groups.clear();
-            if (invite) {
-                cancelPending();
-            }
             markFinal(response.getStatusCode());
+        }
+        if (upstream != null) {
+            sip.send(through, upstream);
+        }
+        if (first && invite) {
+            cancelPending();
         }
     }
 
@@ -252,8 +250,8 @@ final class ResponseContext {
                 }
             }
             if (!finalSent) {
-                sip.send(st, upstream);
                 markFinal(upstream.getStatusCode());
+                sip.send(st, upstream);
             }
         } else {
             finishWith(ResponseChoice.upstreamStatus(bestStatus),
@@ -265,10 +263,16 @@ final class ResponseContext {
         if (finalSent) {
             return;
         }
-        sip.reply(st, original, status, reason);
         markFinal(status);
+        sip.reply(st, original, status, reason);
     }
 
+    /**
+     * Marks the final answer given and tells {@code onFinal}, just before
+     * the answer is sent: the caller may act on the answer at once (send the
+     * next request, hang up), and the call's record must carry the moment
+     * the answer was decided, not the moment a busy thread came back to it.
+     */
     private void markFinal(int status) {
         finalSent = true;
         onFinal.accept(status);
