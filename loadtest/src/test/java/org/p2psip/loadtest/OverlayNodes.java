@@ -101,7 +101,11 @@ final class OverlayNodes implements AutoCloseable {
         this.nodeArgs = List.copyOf(nodeArgs);
     }
 
-    private static final Duration READY_WITHIN = Duration.ofSeconds(200);
+    /**
+     * How long a test waits for a node's ready line: a node's warm-up has four phases of at most 30 s each
+     * (front, overlay, claim, overlay again) after its JVM starts, and yields to a busy host.
+     */
+    static final Duration READY_WITHIN = Duration.ofSeconds(200);
 
     /** Starts a seed and {@code count - 1} members joining through it, and waits until every one listens. */
     Member startAll(int count) throws Exception {
@@ -111,8 +115,7 @@ final class OverlayNodes implements AutoCloseable {
             start(seed);
         }
         for (Member m : members) {
-            // A node's warm-up has four phases of at most 30 s each (front, overlay, claim, overlay again) after
-            // its JVM starts, which takes 15-20 s when sixteen start at once on two cores: ready within 200 s.
+            // A JVM takes 15-20 s to start when sixteen start at once on two cores.
             m.process().awaitOutput("listening", READY_WITHIN);
         }
         return seed;

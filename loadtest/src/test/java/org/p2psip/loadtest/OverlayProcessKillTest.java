@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -60,7 +59,8 @@ class OverlayProcessKillTest {
             assertEquals(AORS, registered.successful(), () -> report + nodes.nodeOutput());
 
             nodes.leave(nodes.members().get(5));
-            nodes.start(seed).process().awaitOutput("listening", Duration.ofSeconds(60));
+            // The joiner warms up beside fifteen running nodes; it gets the time any node may take.
+            nodes.start(seed).process().awaitOutput("listening", OverlayNodes.READY_WITHIN);
             OverlayNodes.Member reader = nodes.members().get(1);
             List<OverlayNodes.Member> pair = "chord".equals(dht)
                     ? ringNeighbours(nodes.members(), Set.of(seed, reader))
