@@ -23,6 +23,9 @@ import org.p2psip.servlet.node.TrustSettings;
 @Timeout(120)
 class LoadRunNodeTest {
 
+    /** Calls a second: see {@link #callsCompleteThroughTheNode()}. */
+    private static final int CALL_RATE = 100;
+
     private static FrontNode node;
 
     @BeforeAll
@@ -69,9 +72,16 @@ class LoadRunNodeTest {
         assertAllSucceeded(LoadRun.run(spec(Scenario.REREGISTER, 500)), 500);
     }
 
+    /**
+     * A call is six messages through the proxy and the built-in UAS, all in
+     * this one JVM while its compilers are busy: at 500 a second a loaded
+     * machine (the CI's on 2 Dec 2026, and this one with a package install
+     * beside it) made the node shed INVITEs and BYEs with 503. Calls go at
+     * {@value #CALL_RATE} a second, a load this test holds with a margin.
+     */
     @Test
     void callsCompleteThroughTheNode() {
-        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 300)), 300);
+        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 300).withRate(CALL_RATE)), 300);
     }
 
     /**
@@ -83,7 +93,7 @@ class LoadRunNodeTest {
      */
     @Test
     void callsOverTcp() {
-        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 200).withTransport(BenchTransport.TCP)
+        assertAllSucceeded(LoadRun.run(spec(Scenario.CALL, 200).withRate(CALL_RATE).withTransport(BenchTransport.TCP)
                 .withUasTransport(BenchTransport.TCP)), 200);
     }
 
