@@ -21,6 +21,13 @@ import java.time.Duration;
  * fail requests the node is about to serve. A queue that stays behind is
  * overload.
  *
+ * <p>A request inside a dialog (a BYE, a re-INVITE, an in-dialog NOTIFY)
+ * is spared the delay bound and refused only by the depth bound: it
+ * finishes work the node already took on, costs it no lookup, and a BYE
+ * refused leaves a call up that its caller already counts as ended (RFC
+ * 3261 §15.1.1), so an overloaded server refuses new work first (RFC 7339
+ * §5.10.1, as the balancer steers only new requests).
+ *
  * <p>The gate also tells upstream clients how much to cut before they are
  * refused (RFC 7339's loss algorithm, the {@code oc} Via parameter): the
  * share of messages it refused over the last second, plus headroom.
@@ -63,6 +70,14 @@ public final class OverloadGate {
      * Called by the one thread that receives; not thread-safe.
      */
     public boolean admit(long oldestWaitNanos, int depth, long nowNanos) {
+        return admit(oldestWaitNanos, depth, nowNanos, false);
+    }
+
+    /**
+     * As {@link #admit(long, int, long)}, for a request inside a dialog
+     * when {@code inDialog}: then only a full queue refuses it.
+     */
+    public boolean admit(long oldestWaitNanos, int depth, long nowNanos, boolean inDialog) {
         roll(nowNanos);
         if (oldestWaitNanos <= maxDelayNanos) {
             delayed = false;
@@ -71,7 +86,7 @@ public final class OverloadGate {
             delayedSince = nowNanos;
         }
         boolean persistentlyDelayed = delayed && nowNanos - delayedSince >= persistNanos;
-        boolean admit = !persistentlyDelayed && depth < maxDepth;
+        boolean admit = (inDialog || !persistentlyDelayed) && depth < maxDepth;
         if (admit) {
             admittedInWindow++;
         } else {

@@ -38,6 +38,22 @@ class OverloadGateTest {
     }
 
     @Test
+    void aRequestInsideADialogIsQueuedWhileTheDelayRefusesNewOnes() {
+        OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
+        gate.admit(500 * MS, 1, 0);
+        assertFalse(gate.admit(500 * MS, 1, 60 * MS), "a new request, late for half the bound again");
+        assertTrue(gate.admit(500 * MS, 1, 61 * MS, true), "a BYE finishes work the node took on");
+        assertFalse(gate.admit(500 * MS, 1, 62 * MS, false));
+    }
+
+    @Test
+    void aFullQueueRefusesARequestInsideADialogToo() {
+        OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
+        assertTrue(gate.admit(0, 9_999, 0, true));
+        assertFalse(gate.admit(0, 10_000, 0, true));
+    }
+
+    @Test
     void aDeepQueueRefusesEvenWhenFresh() {
         OverloadGate gate = new OverloadGate(Duration.ofMillis(100), 10_000);
         assertFalse(gate.admit(0, 10_000, 0));

@@ -11,6 +11,7 @@ import java.util.LinkedList;
 import javax.sip.SipStack;
 
 import org.p2psip.core.guard.SourceVerdict;
+import org.p2psip.core.guard.ToTagScan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +36,11 @@ import gov.nist.javax.sip.stack.UDPMessageProcessor;
  *       left); one over the node's size limit gets 513 Message Too Large
  *       (RFC 3261 §18.1.1, §21.5.14);</li>
  *   <li>when the queue's oldest message has waited too long, a new request
- *       (not ACK or CANCEL, which finish work already accepted) is answered
- *       503 with Retry-After (RFC 3261 §21.5.4, RFC 5390 §5) from its raw
- *       bytes, instead of queueing it into a retransmission storm.
+ *       (not ACK or CANCEL, which finish work already accepted) outside a
+ *       dialog is answered 503 with Retry-After (RFC 3261 §21.5.4, RFC 5390
+ *       §5) from its raw bytes, instead of queueing it into a retransmission
+ *       storm; one inside a dialog (a To tag: a BYE ending a call) only when
+ *       the queue is full ({@link org.p2psip.core.guard.OverloadGate}).
  *       Responses are always queued: they complete transactions.</li>
  * </ol>
  *
@@ -156,7 +159,7 @@ final class GuardedUdpProcessor extends UDPMessageProcessor {
         if (isNewRequest(data, length)) {
             long oldest = calls.oldestReceptionMillis();
             long waited = oldest < 0 ? 0 : Math.max(0, (System.currentTimeMillis() - oldest) * 1_000_000L);
-            if (!guards.overload().admit(waited, calls.size(), now)) {
+            if (!guards.overload().admit(waited, calls.size(), now, ToTagScan.carriesToTag(data, length))) {
                 guards.countShed();
                 refuse(data, length, packet, 503);
                 return;
