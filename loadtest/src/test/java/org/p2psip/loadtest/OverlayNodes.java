@@ -121,6 +121,22 @@ final class OverlayNodes implements AutoCloseable {
         return seed;
     }
 
+    /**
+     * Starts a seed and {@code count - 1} members joining through it, each
+     * once the one before it is ready, as an operator rolls out nodes one
+     * at a time: each warms up with the host's cores to itself, where
+     * {@link #startAll} has them share the cores and cut their warm-ups
+     * short at the budget.
+     */
+    Member startOneByOne(int count) throws Exception {
+        Member seed = start(null);
+        seed.process().awaitOutput("listening", READY_WITHIN);
+        for (int i = 1; i < count; i++) {
+            start(seed).process().awaitOutput("listening", READY_WITHIN);
+        }
+        return seed;
+    }
+
     /** Starts one node, joining through {@code seed} unless it is null. */
     Member start(Member seed) throws Exception {
         return start(seed, FreePorts.udpAndTcp());
