@@ -33,7 +33,8 @@ import org.p2psip.loadtest.bench.Scenario;
 
 /**
  * Owner routing while the membership changes, as an operator would change
- * it: three node processes with two copies of every binding behind a
+ * it: three node processes, started one after another, with two copies of
+ * every binding behind a
  * {@code p2psip lb} (owner policy) that already lists a fourth; REGISTERs of
  * distinct AORs at a steady rate through the balancer; the fourth node
  * starts and joins a third of the way in, and one of the first three is
@@ -93,7 +94,8 @@ class OwnerRoutingChurnTest {
         int lbPort = FreePorts.udpAndTcp();
         int joinerSip = FreePorts.udpAndTcp();
         try (OverlayNodes nodes = new OverlayNodes(dht, 2, Optional.of(DOMAIN), Optional.of(lbPort))) {
-            OverlayNodes.Member seed = nodes.startAll(3);
+            // One after another, as 'p2psip cluster' and an operator's rolling start bring nodes up.
+            OverlayNodes.Member seed = nodes.startOneByOne(3);
             List<OverlayNodes.Member> first = nodes.members();
             String list = first.stream().map(m -> "127.0.0.1:" + m.sip()).collect(Collectors.joining(","))
                     + ",127.0.0.1:" + joinerSip;
