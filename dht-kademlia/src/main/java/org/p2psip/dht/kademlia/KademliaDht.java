@@ -65,6 +65,13 @@ public final class KademliaDht implements Dht {
     private static final Duration LAG_HORIZON = Duration.ofSeconds(60);
     /** How long after a spell of lag ends republishing still pauses between its batches. */
     private static final Duration PACING_RECENT = Duration.ofSeconds(5);
+    /**
+     * RPC timeouts the routing table's membership must hold still before a
+     * node answers for the keys it coordinates from its own store
+     * ({@link LocalAuthority}): the hand-overs of a change start two of them
+     * after it and then take seconds.
+     */
+    private static final int SETTLE_RPC_TIMEOUTS = 10;
     /** How far behind the owner thread has been. */
     private final SchedulingLag lag;
     private final IdSpace space = IdSpace.SHA1;
@@ -76,6 +83,7 @@ public final class KademliaDht implements Dht {
     private final OwnerThread owner;
     private final KademliaClient client;
     private final IterativeLookups lookups;
+    private final LocalAuthority authority;
     private final WriteCoordinator coordinator;
     private final KademliaServer server;
     private final KademliaMaintenance maintenance;
@@ -117,8 +125,10 @@ public final class KademliaDht implements Dht {
                 options.rpcTimeout().toMillis(), lag);
         this.client = new KademliaClient(self, table, health, owner, runtime, options.rpcTimeout());
         this.lookups = new IterativeLookups(space, self, options, copies, table, health, store, client, owner, runtime);
-        this.coordinator = new WriteCoordinator(space, self, options, copies, table, store, client, lookups, owner,
-                runtime, random);
+        this.authority = new LocalAuthority(space, self, table, health, client, this::handingOver,
+                SETTLE_RPC_TIMEOUTS * options.rpcTimeout().toMillis(), runtime::millis);
+        this.coordinator = new WriteCoordinator(space, self, options, copies, table, store, client, lookups, authority,
+                owner, runtime, random);
         this.server = new KademliaServer(space, self, options.k(), table, health, store, client, coordinator, owner,
                 runtime);
         this.maintenance = new KademliaMaintenance(space, self, options, copies, table, health, store, client, lookups,
@@ -199,6 +209,11 @@ public final class KademliaDht implements Dht {
                 }));
     }
 
+    /** Whether this node is handing keys over after its table changed; for {@link LocalAuthority}. */
+    private boolean handingOver() {
+        return maintenance.handingOver();
+    }
+
     void startMaintenance() {
         maintenance.start();
         owner.every(OWNERSHIP_EVERY_MILLIS, OWNERSHIP_EVERY_MILLIS, this::publishOwnership);
@@ -228,10 +243,13 @@ public final class KademliaDht implements Dht {
 
     @Override
     public CompletableFuture<Optional<VersionedValue>> get(String key) {
-        return owner.call(() -> lookups.read(key, runtime.nanos().getAsLong() + options.operationTimeout().toNanos()))
-                .thenApply(r -> {
+        return owner.call(() -> authority.answersFor(key)
+                        ? CompletableFuture.completedFuture(store.get(key))
+                        : lookups.read(key, runtime.nanos().getAsLong() + options.operationTimeout().toNanos())
+                                .thenApply(LookupResult::best))
+                .thenApply(best -> {
                     long now = runtime.clock().millis();
-                    return r.best().filter(v -> v.liveAt(now))
+                    return best.filter(v -> v.liveAt(now))
                             .map(v -> new VersionedValue(v.value().clone(), v.version(),
                                     Instant.ofEpochMilli(v.expiresAtMillis())));
                 });

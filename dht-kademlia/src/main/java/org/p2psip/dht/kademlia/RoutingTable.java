@@ -51,6 +51,8 @@ public final class RoutingTable {
     private final long[] lastTouched;
     /** Bumped whenever a contact joins or leaves the table, so its owner can tell the membership moved. */
     private long changes;
+    /** Contacts in all buckets: every read and write asks, so it is kept rather than summed over the buckets. */
+    private int size;
 
     public RoutingTable(IdSpace space, BigInteger self, int k) {
         if (k < 1) {
@@ -90,6 +92,7 @@ public final class RoutingTable {
         }
         if (bucket.size() < k) {
             bucket.add(contact);
+            size++;
             changes++;
             return new Observation.Inserted();
         }
@@ -111,8 +114,10 @@ public final class RoutingTable {
             return false;
         }
         bucket.remove(0);
+        size--;
         if (indexOf(bucket, newcomer.id()) < 0 && space.bucketIndex(self, newcomer.id()) == index) {
             bucket.add(newcomer);
+            size++;
         }
         changes++;
         lastTouched[index] = nowMillis;
@@ -131,6 +136,7 @@ public final class RoutingTable {
             return false;
         }
         bucket.remove(at);
+        size--;
         changes++;
         return true;
     }
@@ -183,7 +189,7 @@ public final class RoutingTable {
     }
 
     public int size() {
-        return buckets.stream().mapToInt(List::size).sum();
+        return size;
     }
 
     /** Contacts of bucket {@code index}, least-recently seen first. */

@@ -57,6 +57,7 @@ final class WriteCoordinator {
     private final ReplicaStore store;
     private final KademliaClient client;
     private final IterativeLookups lookups;
+    private final LocalAuthority authority;
     private final OwnerThread owner;
     private final OverlayRuntime runtime;
     private final Clock clock;
@@ -65,8 +66,8 @@ final class WriteCoordinator {
     private long lastVersion;
 
     WriteCoordinator(IdSpace space, Contact self, KademliaOptions options, int replicas, RoutingTable table,
-                     ReplicaStore store, KademliaClient client, IterativeLookups lookups, OwnerThread owner,
-                     OverlayRuntime runtime, SplittableRandom random) {
+                     ReplicaStore store, KademliaClient client, IterativeLookups lookups, LocalAuthority authority,
+                     OwnerThread owner, OverlayRuntime runtime, SplittableRandom random) {
         this.space = space;
         this.self = self;
         this.options = options;
@@ -75,6 +76,7 @@ final class WriteCoordinator {
         this.store = store;
         this.client = client;
         this.lookups = lookups;
+        this.authority = authority;
         this.owner = owner;
         this.runtime = runtime;
         this.clock = runtime.clock();
@@ -114,6 +116,13 @@ final class WriteCoordinator {
                     + options.operationTimeout().toMillis() + " ms" + (last == null ? "" : ": " + last.getMessage())));
         }
         Optional<IterativeLookups.RecentRead> recent = last == null ? lookups.takeRecent(key) : Optional.empty();
+        if (last == null && recent.isEmpty() && authority.answersFor(key)) {
+            // This node is the coordinator by its own settled view: no lookup to find one. A holder that knows
+            // a closer node refuses, and the retry looks the coordinator up.
+            return coordinate(key, expected, remove, value, expiresAtMillis, writeId, Optional.empty())
+                    .exceptionallyCompose(e -> owner.call(() -> retryWrite(key, expected, remove, value,
+                            expiresAtMillis, writeId, deadline, OwnerThread.unwrap(e), attempt, self)));
+        }
         CompletableFuture<LookupResult> where = recent.isPresent()
                 ? CompletableFuture.completedFuture(recent.get().result())
                 : lookups.lookup(space.idOf(key), Optional.empty(), lookups.keyWidth(), notCoordinator(last));
@@ -122,18 +131,22 @@ final class WriteCoordinator {
             CompletableFuture<Boolean> answer = coordinator.id().equals(self.id())
                     ? coordinate(key, expected, remove, value, expiresAtMillis, writeId, recent)
                     : client.write(coordinator, key, expected, remove, value, expiresAtMillis, writeId);
-            return answer.exceptionallyCompose(e -> owner.call(() -> {
-                Throwable cause = OwnerThread.unwrap(e);
-                if (cause instanceof IllegalStateException && owner.closed()) {
-                    return CompletableFuture.failedFuture(cause);
-                }
-                LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(),
-                        cause.toString());
-                return owner.later(IterativeLookups.retryPause(attempt), TimeUnit.MILLISECONDS).thenCompose(v ->
-                        owner.call(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, deadline,
-                                cause, attempt + 1)));
-            }));
+            return answer.exceptionallyCompose(e -> owner.call(() -> retryWrite(key, expected, remove, value,
+                    expiresAtMillis, writeId, deadline, OwnerThread.unwrap(e), attempt, coordinator)));
         }));
+    }
+
+    /** After a failed attempt through {@code coordinator}: the next one, after a pause, unless the node closed. */
+    private CompletableFuture<Boolean> retryWrite(String key, long expected, boolean remove, byte[] value,
+                                                  long expiresAtMillis, long writeId, long deadline, Throwable cause,
+                                                  int attempt, Contact coordinator) {
+        if (cause instanceof IllegalStateException && owner.closed()) {
+            return CompletableFuture.failedFuture(cause);
+        }
+        LOG.debug("write of {} via coordinator {} failed, retrying: {}", key, coordinator.overlay(), cause.toString());
+        return owner.later(IterativeLookups.retryPause(attempt), TimeUnit.MILLISECONDS).thenCompose(v ->
+                owner.call(() -> attemptWrite(key, expected, remove, value, expiresAtMillis, writeId, deadline,
+                        cause, attempt + 1)));
     }
 
     /** Whether a write attempt failed because its coordinator, or one of its holders, knows a closer node. */
@@ -185,6 +198,17 @@ final class WriteCoordinator {
             holders.add(self);
             holders.addAll(others);
             return decide(key, expected, remove, value, expiresAtMillis, writeId, mine.get(), holders);
+        }
+        Optional<StoredValue> held = store.get(key);
+        long heldVersion = held.filter(v -> v.liveAt(clock.millis())).map(StoredValue::version).orElse(Dht.ABSENT);
+        if (read.isEmpty() && stillClosest && heldVersion == expected && authority.answersFor(key)) {
+            // This node coordinated every write to the key since the membership settled, so its own copy, or
+            // its lack of one, is current (LocalAuthority); as above, only a write that would succeed is
+            // decided on it, and the other holders still refuse one that replaces a version they do not hold.
+            List<Contact> holders = new ArrayList<>();
+            holders.add(self);
+            holders.addAll(others);
+            return decide(key, expected, remove, value, expiresAtMillis, writeId, held.orElse(null), holders);
         }
         if (read.isPresent() && stillClosest && read.get().ownCopyUnchanged(store.get(key))
                 && otherHolders(read.get().result()).equals(ids(others))) {
@@ -250,8 +274,10 @@ final class WriteCoordinator {
             if (e == null && ok) {
                 store.markCoordinated(key, version,
                         ids(holders.stream().filter(h -> !h.id().equals(self.id())).toList()));
+                authority.trust(key);
             } else {
                 store.forgetCoordinated(key);
+                authority.distrust(key);
             }
         });
     }

@@ -119,6 +119,25 @@ class RoutingTableTest {
     }
 
     @Test
+    void sizeFollowsInsertsEvictionsAndRemovals() {
+        RoutingTable table = new RoutingTable(SPACE, SELF, 2);
+        table.observe(c(1), 1);
+        table.observe(c(2), 2);
+        table.observe(c(0b1010_0001), 3);
+        table.observe(c(1), 4);
+        assertEquals(3, table.size(), "a contact seen again is counted once");
+        RoutingTable.Observation.BucketFull f = (RoutingTable.Observation.BucketFull) table.observe(c(3), 5);
+        assertEquals(3, table.size(), "a newcomer turned away by a full bucket is not counted");
+        assertTrue(table.replace(f.leastRecentlySeen(), f.newcomer(), 6));
+        assertEquals(3, table.size(), "an eviction swaps one contact for another");
+        assertFalse(table.replace(c(2), c(4), 7), "the evicted contact is no longer at the head");
+        assertTrue(table.remove(BigInteger.valueOf(3)));
+        assertFalse(table.remove(BigInteger.valueOf(3)));
+        assertEquals(2, table.size());
+        assertEquals(table.contacts().size(), table.size());
+    }
+
+    @Test
     void nearestFullBucketIsTheLowestOneWithKContacts() {
         RoutingTable table = new RoutingTable(SPACE, SELF, 2);
         assertEquals(8, table.nearestFullBucket(), "none full: the id width");
