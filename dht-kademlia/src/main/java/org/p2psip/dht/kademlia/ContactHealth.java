@@ -144,12 +144,6 @@ final class ContactHealth {
         return !suspected.isEmpty();
     }
 
-    /** Whether any contact is suspected at {@code nowMillis}, the lapsed ones forgotten first. */
-    boolean anySuspected(long nowMillis) {
-        forgetLapsed(nowMillis);
-        return !suspected.isEmpty();
-    }
-
     /**
      * The up to {@code count} suspects probed longest ago (marked probed
      * now; still suspected since they first timed out), after the lapsed

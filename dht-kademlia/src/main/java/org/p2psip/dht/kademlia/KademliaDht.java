@@ -66,10 +66,11 @@ public final class KademliaDht implements Dht {
     /** How long after a spell of lag ends republishing still pauses between its batches. */
     private static final Duration PACING_RECENT = Duration.ofSeconds(5);
     /**
-     * RPC timeouts the routing table's membership must hold still before a
-     * node answers for the keys it coordinates from its own store
-     * ({@link LocalAuthority}): the hand-overs of a change start two of them
-     * after it and then take seconds.
+     * RPC timeouts after this node announced itself, and after a contact
+     * left its table in the wake of another change, before it answers for
+     * the keys it coordinates from its own store ({@link LocalAuthority}):
+     * the hand-overs that give it keys start two of them after a change and
+     * then take seconds.
      */
     private static final int SETTLE_RPC_TIMEOUTS = 10;
     /** How far behind the owner thread has been. */
@@ -125,7 +126,7 @@ public final class KademliaDht implements Dht {
                 options.rpcTimeout().toMillis(), lag);
         this.client = new KademliaClient(self, table, health, owner, runtime, options.rpcTimeout());
         this.lookups = new IterativeLookups(space, self, options, copies, table, health, store, client, owner, runtime);
-        this.authority = new LocalAuthority(space, self, table, health, client, this::handingOver,
+        this.authority = new LocalAuthority(space, self, table, health, client,
                 SETTLE_RPC_TIMEOUTS * options.rpcTimeout().toMillis(), runtime::millis);
         this.coordinator = new WriteCoordinator(space, self, options, copies, table, store, client, lookups, authority,
                 owner, runtime, random);
@@ -207,11 +208,6 @@ public final class KademliaDht implements Dht {
                     publishOwnership();
                     return CompletableFuture.<Void>completedFuture(null);
                 }));
-    }
-
-    /** Whether this node is handing keys over after its table changed; for {@link LocalAuthority}. */
-    private boolean handingOver() {
-        return maintenance.handingOver();
     }
 
     void startMaintenance() {

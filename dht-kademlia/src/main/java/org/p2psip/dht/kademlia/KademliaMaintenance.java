@@ -158,11 +158,6 @@ final class KademliaMaintenance {
         });
     }
 
-    /** Whether a hand-over pass after a change of the routing table is running. */
-    boolean handingOver() {
-        return debounce.running();
-    }
-
     /**
      * Schedules hand-overs, the republishing safety net, purging, bucket
      * refresh and probing of suspects on the owner thread.

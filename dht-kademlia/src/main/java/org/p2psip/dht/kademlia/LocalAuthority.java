@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,20 +13,27 @@ import java.util.function.LongSupplier;
  * write's search for its coordinator. Not thread-safe: the owner thread's.
  *
  * <p>The rule. Every conditional write goes through the key's coordinator,
- * the closest live node, which is always one of the holders it stores the
- * write at ({@link WriteCoordinator}). So a node that is closer to the key
- * than every contact it knows, in an overlay whose membership has held
- * still long enough for the hand-overs of the last change to have ended
- * ({@link HolderShift}), coordinated every write to the key since then and
- * holds the latest of them; before then the key was handed to it. It
- * answers from its store only while all of that holds: it has announced
- * itself, suspects nobody, is not handing keys over itself, has seen no
- * contact join or leave its table for {@code settleMillis}, and no write
- * to the key was refused by another holder since it last coordinated one.
+ * the closest live node, and is acknowledged only once all of the key's
+ * holders hold it, the coordinator first among them ({@link
+ * WriteCoordinator}). A node closer to the key than every contact it knows
+ * therefore holds every acknowledged write to it, provided it was already
+ * the closest or a holder when they were made: a contact joining the table
+ * only takes keys away from it, and one leaving makes it the closest node
+ * only to keys it held as the second closest. What it may lack is its own
+ * share right after it announced itself, while the others' hand-overs
+ * ({@link HolderShift}) are still under way, and the keys of a node that
+ * left while the hand-overs of an earlier change were, before the next
+ * holder had them. So it answers from its store only once {@code
+ * settleMillis} have passed since it announced itself and since a contact
+ * left its table within {@code settleMillis} of another change; only while
+ * it knows as many other
+ * nodes as a read must hear from ({@link ContactHealth#othersNeeded}), the
+ * condition a lookup is held to; and only for keys no other holder has
+ * refused a write of since it last coordinated one.
  *
  * <p>Why a mistake costs a retry, not a lost update. A write rests on the
  * version its writer read, and every holder refuses a write that replaces
- * a version other than the one it holds ({@link ReplicaStore}); the
+ * a version older than the one it holds ({@link ReplicaStore#offer}); the
  * coordinator's next-closest holder was the key's closest or second
  * closest before any single join or departure, so it holds what this node
  * may have missed. Its refusal marks the key here ({@link #distrust}), and
@@ -48,7 +54,6 @@ final class LocalAuthority {
     private final RoutingTable table;
     private final ContactHealth health;
     private final KademliaClient client;
-    private final BooleanSupplier handingOver;
     private final long settleMillis;
     private final LongSupplier millis;
     private final Map<String, Boolean> distrusted = new LinkedHashMap<>(16, 0.75f, false) {
@@ -57,17 +62,23 @@ final class LocalAuthority {
             return size() > DISTRUSTED_KEYS;
         }
     };
-    /** The table's change count when last looked at, and when it was first seen at that count. */
+    /** The table's change and departure counts and whether this node was announced, when last looked at. */
     private long seenChanges = -1;
-    private long unchangedSince;
+    private long seenDepartures;
+    private boolean seenAnnounced;
+    /** When the table was last seen to have changed. */
+    private long changedAt;
+    /** When the settle time last started over. */
+    private long settlingSince;
 
     /**
-     * @param handingOver  whether this node is handing keys over after a change of its table
-     * @param settleMillis how long the table's membership must have held still
+     * @param settleMillis how long hand-overs may run after a change: how long after this node announced
+     *                     itself, and after a contact left its table in the wake of another change, it still
+     *                     asks the holders
      * @param millis       monotonic milliseconds
      */
     LocalAuthority(IdSpace space, Contact self, RoutingTable table, ContactHealth health, KademliaClient client,
-                   BooleanSupplier handingOver, long settleMillis, LongSupplier millis) {
+                   long settleMillis, LongSupplier millis) {
         if (settleMillis < 0) {
             throw new IllegalArgumentException("settle time must not be negative");
         }
@@ -76,7 +87,6 @@ final class LocalAuthority {
         this.table = table;
         this.health = health;
         this.client = client;
-        this.handingOver = handingOver;
         this.settleMillis = settleMillis;
         this.millis = millis;
     }
@@ -84,19 +94,45 @@ final class LocalAuthority {
     /** Whether this node's own copy of {@code key} (or none) is the key's current value, by the rule above. */
     boolean answersFor(String key) {
         long now = millis.getAsLong();
-        long changes = table.changes();
-        if (changes != seenChanges) {
-            // Seen here no earlier than it happened, so the settle time is, if anything, waited out too long.
-            seenChanges = changes;
-            unchangedSince = now;
-        }
-        if (!client.announced() || now - unchangedSince < settleMillis || handingOver.getAsBoolean()
-                || health.anySuspected(now) || distrusted.containsKey(key)) {
+        observe(now);
+        boolean announced = seenAnnounced;
+        if (!announced || now - settlingSince < settleMillis || distrusted.containsKey(key)
+                || table.size() < health.othersNeeded(table.size(), now)) {
             return false;
         }
         BigInteger id = space.idOf(key);
         List<Contact> nearest = table.closest(id, 1);
         return nearest.isEmpty() || space.distance(self.id(), id).compareTo(space.distance(nearest.get(0).id(), id)) < 0;
+    }
+
+    /**
+     * Starts the settle time over when this node announced itself, and when
+     * a contact left while the hand-overs of an earlier change may still be
+     * running: within {@code settleMillis} of it, or unseen between the two.
+     * A departure from a table that had held still leaves every key with a
+     * holder that had all of its acknowledged writes. Changes are seen here
+     * no earlier than they happened, so the time is, if anything, waited out
+     * too long.
+     */
+    private void observe(long now) {
+        boolean announced = client.announced();
+        if (announced != seenAnnounced) {
+            seenAnnounced = announced;
+            settlingSince = now;
+        }
+        long changes = table.changes();
+        if (changes == seenChanges) {
+            return;
+        }
+        long departed = table.departures() - seenDepartures;
+        boolean unsettled = seenChanges < 0 || changes - seenChanges > departed || departed > 1
+                || now - changedAt < settleMillis;
+        if (departed > 0 && unsettled) {
+            settlingSince = now;
+        }
+        seenChanges = changes;
+        seenDepartures = table.departures();
+        changedAt = now;
     }
 
     /** Another holder refused a write of {@code key} this node coordinated: its reads ask the holders again. */

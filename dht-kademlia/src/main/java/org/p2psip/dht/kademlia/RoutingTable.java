@@ -53,6 +53,8 @@ public final class RoutingTable {
     private long changes;
     /** Contacts in all buckets: every read and write asks, so it is kept rather than summed over the buckets. */
     private int size;
+    /** Bumped whenever a contact leaves the table. */
+    private long departures;
 
     public RoutingTable(IdSpace space, BigInteger self, int k) {
         if (k < 1) {
@@ -115,6 +117,7 @@ public final class RoutingTable {
         }
         bucket.remove(0);
         size--;
+        departures++;
         if (indexOf(bucket, newcomer.id()) < 0 && space.bucketIndex(self, newcomer.id()) == index) {
             bucket.add(newcomer);
             size++;
@@ -137,6 +140,7 @@ public final class RoutingTable {
         }
         bucket.remove(at);
         size--;
+        departures++;
         changes++;
         return true;
     }
@@ -148,6 +152,11 @@ public final class RoutingTable {
      */
     public long changes() {
         return changes;
+    }
+
+    /** How many times a contact has left the table (evicted or removed); joins do not count. */
+    public long departures() {
+        return departures;
     }
 
     /**

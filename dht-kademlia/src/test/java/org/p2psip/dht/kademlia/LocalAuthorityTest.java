@@ -7,7 +7,6 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -30,10 +29,9 @@ class LocalAuthorityTest {
     private final RoutingTable table = new RoutingTable(SPACE, SELF.id(), 20);
     private final ContactHealth health = new ContactHealth(2, 2_000);
     private final KademliaClient client = new KademliaClient(SELF, table, health, null, null, Duration.ofSeconds(1));
-    private final AtomicBoolean handingOver = new AtomicBoolean();
     private final AtomicLong now = new AtomicLong(1_000_000);
     private final LocalAuthority authority = new LocalAuthority(SPACE, SELF, table, health, client,
-            handingOver::get, SETTLE, now::get);
+            SETTLE, now::get);
 
     private static Contact c(int id) {
         return new Contact(BigInteger.valueOf(id), new HostPort("127.0.0.1", 1000 + id), Optional.empty());
@@ -65,33 +63,77 @@ class LocalAuthorityTest {
     }
 
     @Test
-    void aContactJoiningOrLeavingStartsTheSettleTimeOver() {
+    void aContactJoiningLeavesItsKeysToIt() {
+        settled();
+        Contact joiner = c(0b1100_0000);
+        table.observe(joiner, now.get());
+        assertTrue(authority.answersFor(keyClosestTo(SELF, List.of(SELF, NEAR, FAR, joiner))),
+                "a joiner only takes keys away");
+    }
+
+    @Test
+    void aContactLeavingSoonAfterAnotherChangeStartsTheSettleTimeOver() {
         settled();
         String mine = keyClosestTo(SELF, List.of(SELF, NEAR, FAR));
+        table.observe(c(0b1100_0000), now.get());
+        authority.answersFor(mine);
+        now.addAndGet(SETTLE - 1);
         assertTrue(table.remove(FAR.id()));
-        assertFalse(authority.answersFor(mine));
+        assertFalse(authority.answersFor(mine), "the keys of a node that left may still be on their way");
         now.addAndGet(SETTLE - 1);
         assertFalse(authority.answersFor(mine));
         now.addAndGet(1);
         assertTrue(authority.answersFor(mine));
-        table.observe(NEAR, now.get());
-        assertTrue(authority.answersFor(mine), "a contact seen again is no change of membership");
     }
 
     @Test
-    void aSuspectAHandOverOrAHeldBackShareEachAskTheHoldersInstead() {
+    void aContactLeavingAndAnotherJoiningUnseenBetweenStartTheSettleTimeOver() {
         settled();
         String mine = keyClosestTo(SELF, List.of(SELF, NEAR, FAR));
-        handingOver.set(true);
-        assertFalse(authority.answersFor(mine));
-        handingOver.set(false);
+        table.observe(c(0b1100_0000), now.get());
+        assertTrue(table.remove(FAR.id()));
+        assertFalse(authority.answersFor(mine), "which came first is not known here");
+    }
+
+    @Test
+    void aContactLeavingATableThatHeldStillLeavesItsKeysWithTheNextHolder() {
+        settled();
+        String mine = keyClosestTo(SELF, List.of(SELF, NEAR, FAR));
+        String nearsWithSelfSecond = IntStream.range(0, 10_000).mapToObj(i -> "k" + i)
+                .filter(k -> closer(NEAR, SELF, k) && closer(SELF, FAR, k)).findFirst().orElseThrow();
+        assertFalse(authority.answersFor(nearsWithSelfSecond));
+        assertTrue(table.remove(NEAR.id()));
+        assertTrue(authority.answersFor(mine));
+        assertTrue(authority.answersFor(nearsWithSelfSecond), "as the second closest it held every acknowledged write");
+    }
+
+    private static boolean closer(Contact a, Contact b, String key) {
+        return SPACE.distance(a.id(), SPACE.idOf(key)).compareTo(SPACE.distance(b.id(), SPACE.idOf(key))) < 0;
+    }
+
+    @Test
+    void aNodeHoldingItsShareBackAsksTheHoldersUntilSettledAfterItAnnounces() {
+        settled();
+        String mine = keyClosestTo(SELF, List.of(SELF, NEAR, FAR));
         client.holdBack();
         assertFalse(authority.answersFor(mine));
         client.announce();
-        health.suspect(c(0b1110_0000), now.get());
-        assertFalse(authority.answersFor(mine));
+        assertFalse(authority.answersFor(mine), "its share is still being handed to it");
+        now.addAndGet(SETTLE);
+        assertTrue(authority.answersFor(mine));
+    }
+
+    @Test
+    void aNodeThatKnowsFewerOthersThanAReadMustHearFromAsksThem() {
+        RoutingTable alone = new RoutingTable(SPACE, SELF.id(), 20);
+        LocalAuthority cutOff = new LocalAuthority(SPACE, SELF, alone, health,
+                new KademliaClient(SELF, alone, health, null, null, Duration.ofSeconds(1)), SETTLE, now::get);
+        cutOff.answersFor("k1");
+        now.addAndGet(SETTLE);
+        health.suspect(NEAR, now.get());
+        assertFalse(cutOff.answersFor("k1"), "its only contact is suspected: a lookup would need it");
         now.addAndGet(ContactHealth.SUSPECT_MILLIS + 1);
-        assertTrue(authority.answersFor(mine), "a suspicion that lapsed no longer counts");
+        assertTrue(cutOff.answersFor("k1"), "alone once the suspicion lapsed, as a lookup would conclude");
     }
 
     @Test
