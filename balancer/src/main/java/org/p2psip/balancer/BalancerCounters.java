@@ -28,6 +28,7 @@ public final class BalancerCounters {
     private final LongAdder pongs = new LongAdder();
     private final LongAdder diverted = new LongAdder();
     private final LongAdder failedOver = new LongAdder();
+    private final LongAdder challenged = new LongAdder();
     /** Requests from clients sent to each node, by node index: the balancer's per-node traffic. */
     private final LongAdder[] toNode = new LongAdder[BalancerSettings.MAX_NODES];
 
@@ -210,10 +211,20 @@ public final class BalancerCounters {
         failedOver.increment();
     }
 
+    /** REGISTERs without credentials the balancer challenged itself ({@link EdgeChallengeHandler}). */
+    public long challenged() {
+        return challenged.sum();
+    }
+
+    void countChallenged() {
+        challenged.increment();
+    }
+
     @Override
     public String toString() {
         return "forwarded " + requestsForwarded() + " requests, " + responsesForwarded() + " responses; answered "
-                + answeredLocally() + "; dropped " + malformed() + " malformed, " + foreignResponses()
+                + answeredLocally() + ", challenged " + challenged() + "; dropped " + malformed() + " malformed, "
+                + foreignResponses()
                 + " foreign responses, " + undeliverable() + " undeliverable, " + flowFailed() + " to closed flows, "
                 + sourceDropped() + " from limited sources, " + overBudget() + " over the budget without credentials, "
                 + refusedOversized() + " oversized; diverted " + diverted() + ", failed over "

@@ -93,6 +93,9 @@ public final class BalancerMetricsText {
         counter(b, "p2psip_lb_requests_answered_total",
                 "Requests the balancer answered itself (503 with no node up, 482, 483, 430, 502, 513).",
                 c.answeredLocally());
+        counter(b, "p2psip_lb_registers_challenged_total",
+                "REGISTERs without credentials the balancer answered itself with the nodes' 401 challenge.",
+                c.challenged());
         counter(b, "p2psip_lb_requests_diverted_total", "New requests sent past a node that shed load.",
                 c.diverted());
         counter(b, "p2psip_lb_requests_failed_over_total",

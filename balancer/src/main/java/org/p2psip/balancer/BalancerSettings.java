@@ -35,12 +35,14 @@ import org.p2psip.core.tls.TlsListener;
  *                       ({@link SlowStart}, issue 33); zero: at once
  * @param unauthenticatedRate requests without credentials passed on per second from all clients together
  *                       ({@link CredentialFreeBudgetHandler}); 0: no such budget
+ * @param edgeChallenges what the balancer needs to challenge REGISTERs without credentials itself
+ *                       ({@link EdgeChallengeHandler}); empty: they go to the nodes
  */
 public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPolicy policy, Duration probeInterval,
                                int probeFailures, int maxMessageBytes, int retryAfterSeconds,
                                SourceLimits sourceLimits, Set<InetAddress> trustedSources,
                                ConnectionLimits connections, Optional<TlsListener> tls, Optional<HostPort> advertise,
-                               Duration slowStart, int unauthenticatedRate) {
+                               Duration slowStart, int unauthenticatedRate, Optional<EdgeChallenges> edgeChallenges) {
 
     public static final BalancingPolicy DEFAULT_POLICY = BalancingPolicy.OWNER;
     public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
@@ -64,6 +66,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(advertise, "advertise");
         Objects.requireNonNull(slowStart, "slowStart");
+        Objects.requireNonNull(edgeChallenges, "edgeChallenges");
         nodes = List.copyOf(nodes);
         trustedSources = Set.copyOf(trustedSources);
         if (nodes.isEmpty()) {
@@ -101,7 +104,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
                             Set<InetAddress> trustedSources, ConnectionLimits connections, Optional<TlsListener> tls,
                             Optional<HostPort> advertise) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds, sourceLimits,
-                trustedSources, connections, tls, advertise, DEFAULT_SLOW_START, 0);
+                trustedSources, connections, tls, advertise, DEFAULT_SLOW_START, 0, Optional.empty());
     }
 
     /** The settings of a balancer without TLS, with the default source and connection limits. */
@@ -109,7 +112,7 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
                             int probeFailures, int maxMessageBytes, int retryAfterSeconds) {
         this(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes, retryAfterSeconds,
                 SourceLimits.DEFAULT, Set.of(), ConnectionLimits.DEFAULT, Optional.empty(), Optional.empty(),
-                DEFAULT_SLOW_START, 0);
+                DEFAULT_SLOW_START, 0, Optional.empty());
     }
 
     /** Defaults for everything but the addresses and the policy. */
@@ -120,44 +123,42 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
 
     public BalancerSettings withProbes(Duration interval, int failures) {
         return new BalancerSettings(sip, nodes, policy, interval, failures, maxMessageBytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate,
+                edgeChallenges);
     }
 
     public BalancerSettings withMaxMessageBytes(int bytes) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, bytes, retryAfterSeconds,
-                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate);
+                sourceLimits, trustedSources, connections, tls, advertise, slowStart, unauthenticatedRate,
+                edgeChallenges);
     }
 
     /** Per-source limits, and addresses exempt from them besides the nodes. */
     public BalancerSettings withSources(SourceLimits limits, Collection<InetAddress> trusted) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, limits, Set.copyOf(trusted), connections, tls, advertise, slowStart,
-                unauthenticatedRate);
+                unauthenticatedRate, edgeChallenges);
     }
 
     public BalancerSettings withConnections(ConnectionLimits limits) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, sourceLimits, trustedSources, limits, tls, advertise, slowStart,
-                unauthenticatedRate);
+                unauthenticatedRate, edgeChallenges);
     }
 
     public BalancerSettings withTls(TlsListener listener) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, sourceLimits, trustedSources, connections, Optional.of(listener), advertise,
-                slowStart, unauthenticatedRate);
+                slowStart, unauthenticatedRate, edgeChallenges);
     }
 
     /** The address written in the balancer's Via and Record-Route (a port of 0: the bound one). */
     public BalancerSettings withAdvertise(HostPort address) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, sourceLimits, trustedSources, connections, tls, Optional.of(address), slowStart,
-                unauthenticatedRate);
+                unauthenticatedRate, edgeChallenges);
     }
 
-    /**
-     * How long a node that turns ready ramps up to its full share of new
-     * requests; {@link Duration#ZERO} turns slow start off.
-     */
     /**
      * REGISTER, SUBSCRIBE, PUBLISH and MESSAGE requests without credentials
      * the balancer passes on per second from all clients together (bursts of
@@ -166,12 +167,24 @@ public record BalancerSettings(HostPort sip, List<HostPort> nodes, BalancingPoli
      */
     public BalancerSettings withUnauthenticatedRate(int perSecond) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
-                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, slowStart, perSecond);
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, slowStart, perSecond,
+                edgeChallenges);
     }
 
+    /** Challenge REGISTERs without credentials at the balancer, as the nodes would ({@link EdgeChallengeHandler}). */
+    public BalancerSettings withEdgeChallenges(EdgeChallenges challenges) {
+        return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
+                retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, slowStart,
+                unauthenticatedRate, Optional.of(challenges));
+    }
+
+    /**
+     * How long a node that turns ready ramps up to its full share of new
+     * requests; {@link Duration#ZERO} turns slow start off.
+     */
     public BalancerSettings withSlowStart(Duration window) {
         return new BalancerSettings(sip, nodes, policy, probeInterval, probeFailures, maxMessageBytes,
                 retryAfterSeconds, sourceLimits, trustedSources, connections, tls, advertise, window,
-                unauthenticatedRate);
+                unauthenticatedRate, edgeChallenges);
     }
 }

@@ -3,15 +3,18 @@ package org.p2psip.balancer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Clock;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.p2psip.core.auth.UnansweredChallengeWarnings;
 import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.net.HostPort;
@@ -33,6 +36,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import org.slf4j.LoggerFactory;
 
 /**
  * The stateless SIP load balancer: UDP and TCP on one port, requests
@@ -43,12 +47,13 @@ import io.netty.util.concurrent.DefaultThreadFactory;
  *
  * <p>Pipelines, one job per handler:
  * <pre>
- * UDP, public:    SourceGuardHandler → [CredentialFreeBudgetHandler] → SipDatagramDecoder → SipParserHandler → HealthChecker → SipRouter
+ * UDP, public:    SourceGuardHandler → [CredentialFreeBudgetHandler] → SipDatagramDecoder → SipParserHandler
+ *                 → HealthChecker → [EdgeChallengeHandler] → SipRouter
  * UDP, node side: SourceGuardHandler → SipDatagramDecoder → SipParserHandler → SipRouter
  * TCP: ConnectionGate → IdleTimeout → TcpConnections → SipStreamFramer → SourceGuardHandler
- *      → [CredentialFreeBudgetHandler] → SipParserHandler → SipRouter
+ *      → [CredentialFreeBudgetHandler] → SipParserHandler → [EdgeChallengeHandler] → SipRouter
  * TLS: ConnectionGate → IdleTimeout → SslHandler → TcpConnections → SipStreamFramer → SourceGuardHandler
- *      → [CredentialFreeBudgetHandler] → SipParserHandler → SipRouter
+ *      → [CredentialFreeBudgetHandler] → SipParserHandler → [EdgeChallengeHandler] → SipRouter
  * </pre>
  * Requests reach the nodes over UDP, whatever the client used, from a
  * node-side socket of their own (a free port on the balancer's address,
@@ -90,6 +95,10 @@ public final class SipBalancer implements AutoCloseable {
     private final Channel nodeSide;
     private final Edge edge;
     private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** What a bound balancer routes with; stream connections pick it up once every port is bound. */
+    private record Routing(SipRouter router, Optional<EdgeChallengeHandler> challenges) {
+    }
 
     /** What every pipeline shares. */
     private record Edge(BalancerSettings settings, NodeSet nodes, BalancerCounters counters,
@@ -188,11 +197,15 @@ public final class SipBalancer implements AutoCloseable {
                         2 * unauthenticated, System.nanoTime()), counters))
                 : Optional.empty();
         SipParserHandler parser = new SipParserHandler(counters, edge.bad());
+        Optional<UnansweredChallengeWarnings> unanswered = settings.edgeChallenges().map(c ->
+                new UnansweredChallengeWarnings(c.algorithms(), Clock.systemUTC(),
+                        CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS),
+                        LoggerFactory.getLogger(EdgeChallengeHandler.class)));
         for (int attempt = 0; attempt < (port == 0 ? BIND_ATTEMPTS : 1); attempt++) {
             UdpEgress egress = new UdpEgress(edge.connections(), counters);
             // The router needs the balancer's identity, which needs the port, which a port-0 bind only
             // reveals once TCP is bound: accepted connections pick the router up from here.
-            AtomicReference<SipRouter> routerOnceBound = new AtomicReference<>();
+            AtomicReference<Routing> routerOnceBound = new AtomicReference<>();
             ChannelFuture tcpBind = streamListener(edge, Transport.TCP, guard, budget, parser, routerOnceBound,
                     acceptGroup, tcpGroup).bind(new InetSocketAddress(bindAddress, port)).awaitUninterruptibly();
             if (!tcpBind.isSuccess()) {
@@ -224,6 +237,8 @@ public final class SipBalancer implements AutoCloseable {
                     counters, edge.slowStart()),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, ThreadLocalRandom::current,
                     new FlowTokens());
+            Optional<EdgeChallengeHandler> challenges = settings.edgeChallenges().map(c -> new EdgeChallengeHandler(c,
+                    answers, egress, counters, unanswered.orElseThrow(), Clock.systemUTC()));
             ChannelFuture udpBind = datagramBootstrap(udpGroup)
                     .handler(new ChannelInitializer<DatagramChannel>() {
                         @Override
@@ -238,6 +253,7 @@ public final class SipBalancer implements AutoCloseable {
                                             edge.responses()))
                                     .addLast("route", router);
                             budget.ifPresent(b -> ch.pipeline().addAfter("guard", "budget", b));
+                            challenges.ifPresent(c -> ch.pipeline().addBefore("route", "challenge", c));
                         }
                     }).bind(new InetSocketAddress(bindAddress, actualPort)).awaitUninterruptibly();
             if (!udpBind.isSuccess()) {
@@ -276,7 +292,7 @@ public final class SipBalancer implements AutoCloseable {
                     .addLast("route", router);
             egress.udp = udp;
             egress.nodeSide = nodeSide;
-            routerOnceBound.set(router);
+            routerOnceBound.set(new Routing(router, challenges));
             return new Channel[] {udp, tcp, tls, nodeSide};
         }
         throw new BalancerStartException("no port free on both UDP and TCP at " + bindAddress.getHostAddress());
@@ -294,7 +310,7 @@ public final class SipBalancer implements AutoCloseable {
     /** A TCP or TLS listener; its connections start routing once {@code router} is set. */
     private static ServerBootstrap streamListener(Edge edge, Transport transport, SourceGuardHandler guard,
                                                   Optional<CredentialFreeBudgetHandler> budget,
-                                                  SipParserHandler parser, AtomicReference<SipRouter> router,
+                                                  SipParserHandler parser, AtomicReference<Routing> routing,
                                                   EventLoopGroup acceptGroup, EventLoopGroup tcpGroup) {
         BalancerSettings settings = edge.settings();
         ConnectionLimits limits = settings.connections();
@@ -306,8 +322,8 @@ public final class SipBalancer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        SipRouter r = router.get();
-                        if (r == null) {
+                        Routing bound = routing.get();
+                        if (bound == null) {
                             ch.close();
                             return;
                         }
@@ -321,12 +337,13 @@ public final class SipBalancer implements AutoCloseable {
                         }
                         ch.pipeline().addLast("connections", edge.connections())
                                 .addLast("frame", new SipStreamFramer(settings.maxMessageBytes(), deadline, transport,
-                                        new LocalAnswers(r.identity()), edge.counters(), edge.bad(),
+                                        new LocalAnswers(bound.router().identity()), edge.counters(), edge.bad(),
                                         edge.gate()::spoke))
                                 .addLast("guard", guard)
                                 .addLast("parse", parser)
-                                .addLast("route", r);
+                                .addLast("route", bound.router());
                         budget.ifPresent(b -> ch.pipeline().addAfter("guard", "budget", b));
+                        bound.challenges().ifPresent(c -> ch.pipeline().addBefore("route", "challenge", c));
                     }
                 });
     }

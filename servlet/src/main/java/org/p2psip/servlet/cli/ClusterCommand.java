@@ -30,13 +30,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.p2psip.core.auth.DigestAlgorithm;
+import org.p2psip.core.auth.StatelessNonces;
 import org.p2psip.core.dht.DhtBackends;
+import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.store.FlushPolicy;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
+import org.p2psip.balancer.EdgeChallenges;
 import org.p2psip.balancer.SipBalancer;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
@@ -44,6 +47,7 @@ import org.p2psip.servlet.netns.NamespaceHostsException;
 import org.p2psip.servlet.node.NodeWarmup;
 import org.p2psip.servlet.node.WarmupLoad;
 import org.p2psip.servlet.node.ProtectionSettings;
+import org.p2psip.servlet.node.TrustSettings;
 import org.p2psip.core.tls.SelfSignedTls;
 import org.p2psip.core.tls.TlsListener;
 import org.p2psip.core.tls.TlsMaterial;
@@ -86,8 +90,10 @@ final class ClusterCommand implements Callable<Integer> {
 
     /** What a node prints once it answers SIP (NodeCommand's start line). */
     static final String READY_TEXT = "listening on sip:";
-    /** Requests a second the balancer's warm-up sends: well under its default per-source limit (5,000/s). */
-    private static final int BALANCER_WARMUP_RATE = 2_000;
+    /** Requests a second the balancer's warm-up sends at most: four fifths of the default per-source limit. */
+    static final int BALANCER_WARMUP_RATE = 4_000;
+    /** The share of the per-source limit the balancer's warm-up may use: its address is held to that limit. */
+    static final int WARMUP_SHARE_PERCENT = 80;
     /** A node's TLS port is its SIP port plus this: clear of the SIP, balancer and 5061-style TLS ports. */
     static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
@@ -208,8 +214,9 @@ final class ClusterCommand implements Callable<Integer> {
 
     @Option(names = "--warm-up", paramLabel = "N",
             description = "REGISTER flows each node runs through a throwaway copy of itself before it says it is "
-                    + "ready (see 'node --help'); the cluster is ready when every node is. 0 starts them cold. "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "ready (see 'node --help'); the cluster is ready when every node is. Then the balancer gets "
+                    + "as many REGISTER queries over UDP and a tenth of that over TCP, at up to 4,000/s. 0 starts "
+                    + "them all cold. Default: ${DEFAULT-VALUE}.")
     int warmUp = NodeWarmup.DEFAULT_FLOWS;
 
     @Option(names = "--slow-start", paramLabel = "SECONDS",
@@ -414,6 +421,12 @@ final class ClusterCommand implements Callable<Integer> {
                     .withSlowStart(Duration.ofSeconds(slowStartSeconds))
                     // The nodes would answer no more challenges than their budgets allow: drop the rest first.
                     .withUnauthenticatedRate(auth.required() ? p.unauthenticatedRate() * nodeCount : 0);
+            if (auth.required()) {
+                // The first round of every registration, and a flood of them, ends at the balancer.
+                settings = settings.withEdgeChallenges(new EdgeChallenges(new ServedDomains(servedDomains(), aliases()),
+                        DigestAlgorithm.parseList(digestAlgorithms), new StatelessNonces(
+                                clusterSecret.getBytes(StandardCharsets.UTF_8), TrustSettings.DEFAULT_NONCE_LIFETIME)));
+            }
             Optional<TlsMaterial> material = tlsMaterial();
             return material.isPresent() ? settings.withTls(new TlsListener(lbTls(), material.get())) : settings;
         } catch (IllegalArgumentException e) {
@@ -482,6 +495,18 @@ final class ClusterCommand implements Callable<Integer> {
         return tlsBase != 0 ? tlsBase + number - 1 : nodeSip(number).port() + NODE_TLS_OFFSET;
     }
 
+    /**
+     * How fast the balancer's warm-up may go: {@link #WARMUP_SHARE_PERCENT}
+     * of the per-source limit the balancer holds its own address to, and
+     * never above {@link #BALANCER_WARMUP_RATE}.
+     */
+    static int balancerWarmupRate(SourceLimits limits) {
+        if (!limits.enabled()) {
+            return BALANCER_WARMUP_RATE;
+        }
+        return Math.max(1, Math.min(BALANCER_WARMUP_RATE, limits.ratePerSecond() * WARMUP_SHARE_PERCENT / 100));
+    }
+
     private static String randomSecret() {
         byte[] bytes = new byte[24];
         new SecureRandom().nextBytes(bytes);
@@ -498,7 +523,13 @@ final class ClusterCommand implements Callable<Integer> {
      * AORs of the default domain, through the balancer to the nodes and back,
      * paced under the balancer's own per-source limit since the warm-up shares
      * its source address with the phones and load generators of this host.
-     * A node answers each with 200 or, where it authenticates, 401. Best
+     * A node answers each with 200 or, where it authenticates, the balancer
+     * answers 401 itself. As many queries as a node's warm-up has flows: a
+     * flood of REGISTERs without credentials as the cluster's first traffic
+     * found the balancer still compiling the path that answers it (with
+     * {@code -Xlog:jit+compilation}: ~990 compilations in the flood's first
+     * second after a warm-up of 5,000 queries at 2,000/s, 124–183 after
+     * 20,000 at 4,000/s), and its socket buffer overflowed meanwhile. Best
      * effort: what fails is said and the cluster starts anyway.
      */
     private void warmBalancer(PrintWriter out) {
@@ -509,10 +540,11 @@ final class ClusterCommand implements Callable<Integer> {
         InetSocketAddress target = new InetSocketAddress(at.host(), at.port());
         String domain = servedDomains().get(0);
         try {
-            WarmupLoad.Result udp = new WarmupLoad(target, domain, Optional.empty(), 500, 32, true,
-                    BALANCER_WARMUP_RATE).run(warmUp / 4, NodeWarmup.BUDGET);
-            WarmupLoad.Result tcp = new WarmupLoad(target, domain, Optional.empty(), 500, 8, true,
-                    BALANCER_WARMUP_RATE).runTcp(warmUp / 10, NodeWarmup.BUDGET);
+            int rate = balancerWarmupRate(balancer.sourceGuard().limits());
+            WarmupLoad.Result udp = new WarmupLoad(target, domain, Optional.empty(), 500, 32, true, rate)
+                    .run(warmUp, NodeWarmup.BUDGET);
+            WarmupLoad.Result tcp = new WarmupLoad(target, domain, Optional.empty(), 500, 8, true, rate)
+                    .runTcp(warmUp / 10, NodeWarmup.BUDGET);
             out.println("p2psip cluster: balancer warmed up with " + udp.started() + " UDP and " + tcp.started()
                     + " TCP REGISTER queries (" + (udp.lost() + tcp.lost()) + " unanswered)");
         } catch (IOException e) {
@@ -536,6 +568,22 @@ final class ClusterCommand implements Callable<Integer> {
                 : Optional.of(new HostPort(nodeHost(number), metricsBase + number - 1));
     }
 
+    /** The balancer's and the nodes' SIP addresses, TLS ones included: all of them name the default domain. */
+    private List<HostPort> aliases() {
+        List<HostPort> aliases = new ArrayList<>();
+        aliases.add(lbSip());
+        for (int i = 1; i <= nodeCount; i++) {
+            aliases.add(nodeSip(i));
+        }
+        if (tlsAddress != null) {
+            aliases.add(lbTls());
+            for (int i = 1; i <= nodeCount; i++) {
+                aliases.add(nodeTls(i).orElseThrow());
+            }
+        }
+        return aliases;
+    }
+
     /**
      * Every node learns the balancer's and the other nodes' addresses as
      * aliases of the default domain, and names the balancer in Record-Route.
@@ -545,15 +593,8 @@ final class ClusterCommand implements Callable<Integer> {
         for (String d : servedDomains()) {
             flags.addAll(List.of("--domain", d));
         }
-        flags.addAll(List.of("--alias", lbSip().toString()));
-        for (int i = 1; i <= nodeCount; i++) {
-            flags.addAll(List.of("--alias", nodeSip(i).toString()));
-        }
-        if (tlsAddress != null) {
-            flags.addAll(List.of("--alias", lbTls().toString()));
-            for (int i = 1; i <= nodeCount; i++) {
-                flags.addAll(List.of("--alias", nodeTls(i).orElseThrow().toString()));
-            }
+        for (HostPort alias : aliases()) {
+            flags.addAll(List.of("--alias", alias.toString()));
         }
         // Dialogs are record-routed through the balancer, so any live node carries a call's later requests.
         flags.addAll(List.of("--record-route", lbSip().toString()));

@@ -1,6 +1,7 @@
 package org.p2psip.servlet.cli;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,13 +10,18 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
+import org.p2psip.core.auth.DigestAlgorithm;
+import org.p2psip.core.auth.StatelessNonces;
+import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.balancer.BalancerSettings;
 import org.p2psip.balancer.BalancerStartException;
 import org.p2psip.balancer.BalancingPolicy;
+import org.p2psip.balancer.EdgeChallenges;
 import org.p2psip.balancer.SipBalancer;
 import org.p2psip.core.tls.TlsListener;
 import org.p2psip.servlet.metrics.MetricsServer;
+import org.p2psip.servlet.node.TrustSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,6 +130,20 @@ final class LbCommand implements Callable<Integer> {
                     + "them all. Default: ${DEFAULT-VALUE}.")
     int unauthenticatedRate;
 
+    @Option(names = "--challenge-domain", paramLabel = "DOMAIN", split = ",",
+            description = "Answer a REGISTER without credentials for this domain (repeatable, or comma-separated: "
+                    + "the nodes' --domain values) with the nodes' own 401 challenge instead of passing it on, so "
+                    + "the first round of every registration, and a flood of them from many sources, costs the "
+                    + "nodes nothing. The nonces are made with the cluster secret (" + ClusterSecrets.ENV
+                    + " in the environment), which the nodes accept. Only for nodes that authenticate. "
+                    + "Default: none (every REGISTER goes to a node).")
+    List<String> challengeDomains = new ArrayList<>();
+
+    @Option(names = "--digest-algorithms", paramLabel = "LIST", defaultValue = "SHA-256,SHA-512-256,MD5",
+            description = "With --challenge-domain: the nodes' --digest-algorithms, offered in this order. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String digestAlgorithms;
+
     @Override
     public Integer call() {
         logLevel.apply(spec);
@@ -141,6 +161,9 @@ final class LbCommand implements Callable<Integer> {
                     .withUnauthenticatedRate(unauthenticatedRate);
             if (advertise != null) {
                 settings = settings.withAdvertise(advertise);
+            }
+            if (!challengeDomains.isEmpty()) {
+                settings = settings.withEdgeChallenges(edgeChallenges());
             }
             Optional<TlsListener> listener = tls.listener(spec.commandLine());
             if (listener.isPresent()) {
@@ -186,6 +209,15 @@ final class LbCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    private EdgeChallenges edgeChallenges() {
+        String secret = ClusterSecrets.resolve(null).orElseThrow(() -> new ParameterException(spec.commandLine(),
+                "--challenge-domain needs the nodes' cluster secret in " + ClusterSecrets.ENV
+                        + ": a nonce made without it is refused by every node"));
+        return new EdgeChallenges(new ServedDomains(challengeDomains, List.of()),
+                DigestAlgorithm.parseList(digestAlgorithms),
+                new StatelessNonces(secret.getBytes(StandardCharsets.UTF_8), TrustSettings.DEFAULT_NONCE_LIFETIME));
     }
 
     static String describe(List<HostPort> nodes) {

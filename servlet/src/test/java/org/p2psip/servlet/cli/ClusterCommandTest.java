@@ -14,6 +14,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.p2psip.core.guard.SourceLimits;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.servlet.cli.LbCommandTest.Run;
 
@@ -241,5 +242,15 @@ class ClusterCommandTest {
             }
         }
         throw new IllegalStateException("no suitable port pair on 127.0.0.1");
+    }
+
+    @Test
+    void theBalancersWarmUpStaysUnderTheLimitItsOwnAddressIsHeldTo() {
+        assertEquals(ClusterCommand.BALANCER_WARMUP_RATE, ClusterCommand.balancerWarmupRate(SourceLimits.DEFAULT),
+                "four fifths of the default 5,000/s");
+        assertEquals(ClusterCommand.BALANCER_WARMUP_RATE, ClusterCommand.balancerWarmupRate(SourceLimits.OFF));
+        assertEquals(1_600, ClusterCommand.balancerWarmupRate(SourceLimits.DEFAULT.withRate(2_000, 4_000)),
+                "under a lower --source-rate, four fifths of it");
+        assertEquals(1, ClusterCommand.balancerWarmupRate(SourceLimits.DEFAULT.withRate(1, 1)));
     }
 }

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.p2psip.core.tls.SelfSignedTls;
@@ -44,7 +45,7 @@ class LbCommandTest {
         for (String flag : new String[] {"--sip", "--nodes", "--policy", "--probe-interval", "--probe-failures",
             "--source-rate", "--source-burst", "--source-ban", "--trusted-source", "--idle-timeout",
             "--message-deadline", "--max-connections", "--max-connections-per-source", "--max-message-size", "--tls",
-            "--tls-cert", "--tls-key"}) {
+            "--tls-cert", "--tls-key", "--challenge-domain", "--digest-algorithms"}) {
             assertTrue(r.out().contains(flag), flag + " missing from\n" + r.out());
         }
         for (String defaultValue : new String[] {"Default: 5000.", "Default: 10000.", "Default: 30.", "Default: 300.",
@@ -98,6 +99,17 @@ class LbCommandTest {
         assertEquals(1, r.exit(), r.err());
         assertEquals(1, r.errLines().size(), r.err());
         assertTrue(r.err().contains("--advertise"), r.err());
+    }
+
+    @Test
+    void challengingAtTheEdgeWithoutTheClusterSecretIsOneLine() {
+        Assumptions.assumeTrue(ClusterSecrets.resolve(null).isEmpty(), "this environment holds a cluster secret");
+        Run r = run("lb", "--sip", "127.0.0.1:5060", "--nodes", "127.0.0.1:5061", "--challenge-domain",
+                "example.com");
+
+        assertNotEquals(0, r.exit());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertTrue(r.err().contains(ClusterSecrets.ENV), r.err());
     }
 
     @Test
