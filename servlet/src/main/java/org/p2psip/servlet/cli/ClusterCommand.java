@@ -44,6 +44,7 @@ import org.p2psip.balancer.SipBalancer;
 import org.p2psip.servlet.metrics.MetricsServer;
 import org.p2psip.servlet.netns.NamespaceHosts;
 import org.p2psip.servlet.netns.NamespaceHostsException;
+import org.p2psip.servlet.node.CompilerQuiet;
 import org.p2psip.servlet.node.NodeWarmup;
 import org.p2psip.servlet.node.WarmupLoad;
 import org.p2psip.servlet.node.ProtectionSettings;
@@ -94,6 +95,8 @@ final class ClusterCommand implements Callable<Integer> {
     static final int BALANCER_WARMUP_RATE = 4_000;
     /** The share of the per-source limit the balancer's warm-up may use: its address is held to that limit. */
     static final int WARMUP_SHARE_PERCENT = 80;
+    /** The longest the cluster waits after the balancer's warm-up for the JIT compiler to catch up. */
+    private static final Duration BALANCER_COMPILER_WAIT = Duration.ofSeconds(10);
     /** A node's TLS port is its SIP port plus this: clear of the SIP, balancer and 5061-style TLS ports. */
     static final int NODE_TLS_OFFSET = 1000;
     private static final Duration NODE_START = Duration.ofSeconds(120);
@@ -529,8 +532,10 @@ final class ClusterCommand implements Callable<Integer> {
      * found the balancer still compiling the path that answers it (with
      * {@code -Xlog:jit+compilation}: ~990 compilations in the flood's first
      * second after a warm-up of 5,000 queries at 2,000/s, 124–183 after
-     * 20,000 at 4,000/s), and its socket buffer overflowed meanwhile. Best
-     * effort: what fails is said and the cluster starts anyway.
+     * 20,000 at 4,000/s), and its socket buffer overflowed meanwhile. The
+     * cluster says it is ready once the compiler has caught up with the
+     * warm-up ({@link CompilerQuiet}). Best effort: what fails is said and
+     * the cluster starts anyway.
      */
     private void warmBalancer(PrintWriter out) {
         if (warmUp == 0) {
@@ -541,12 +546,16 @@ final class ClusterCommand implements Callable<Integer> {
         String domain = servedDomains().get(0);
         try {
             int rate = balancerWarmupRate(balancer.sourceGuard().limits());
-            WarmupLoad.Result udp = new WarmupLoad(target, domain, Optional.empty(), 500, 32, true, rate)
-                    .run(warmUp, NodeWarmup.BUDGET);
+            // TCP first: code the UDP path made hot and the optimiser compiled for datagrams alone was thrown
+            // away when the first framed message reached it, and compiled again only under the next load.
             WarmupLoad.Result tcp = new WarmupLoad(target, domain, Optional.empty(), 500, 8, true, rate)
                     .runTcp(warmUp / 10, NodeWarmup.BUDGET);
+            WarmupLoad.Result udp = new WarmupLoad(target, domain, Optional.empty(), 500, 32, true, rate)
+                    .run(warmUp, NodeWarmup.BUDGET);
+            Duration compiling = CompilerQuiet.await(BALANCER_COMPILER_WAIT);
             out.println("p2psip cluster: balancer warmed up with " + udp.started() + " UDP and " + tcp.started()
-                    + " TCP REGISTER queries (" + (udp.lost() + tcp.lost()) + " unanswered)");
+                    + " TCP REGISTER queries (" + (udp.lost() + tcp.lost()) + " unanswered; compiler quiet after "
+                    + String.format(Locale.ROOT, "%.1f s)", compiling.toMillis() / 1e3));
         } catch (IOException e) {
             out.println("p2psip cluster: the balancer's warm-up stopped early: " + e.getMessage());
         } catch (InterruptedException e) {
