@@ -18,7 +18,7 @@ import org.p2psip.core.testing.FreePorts;
  * node: every connection registers its own AOR as it opens and refreshes
  * it over the same connection, each answered 2xx, and the bindings are
  * there to be found afterwards, with the flow the balancer marked (Path).
- * The 19,000-connection figure in the README comes from this command at
+ * The 19,000-connection figure in docs/multi-host.md comes from this command at
  * full size; here it runs small.
  */
 @Timeout(180)

@@ -22,7 +22,7 @@ final class ConfigFileOption {
             description = "Read settings from FILE (UTF-8): one 'key = value' per line, the key a flag's name "
                     + "without its dashes (sip = 10.0.0.2:5060); lines starting with # are comments. A repeatable "
                     + "flag may take several lines or a comma-separated list, a switch takes true or false. Flags "
-                    + "given on the command line override the file's. See 'Configuration file' in the README.")
+                    + "given on the command line override the file's. See 'Configuration file' in docs/command-line.md.")
     Path file;
 
     /**
