@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.Transport;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;

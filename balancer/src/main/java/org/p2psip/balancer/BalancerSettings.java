@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.ConnectionLimits;
+
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Collection;

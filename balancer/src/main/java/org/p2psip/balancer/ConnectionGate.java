@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.ConnectionLimits;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Iterator;

@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipFrame;
+
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;

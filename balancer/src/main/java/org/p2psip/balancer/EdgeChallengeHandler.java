@@ -1,5 +1,8 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipMessage;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

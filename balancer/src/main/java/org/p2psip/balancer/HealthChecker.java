@@ -1,5 +1,9 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.ClusterHeaders;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+
 import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -63,15 +67,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
-
-    /** The header in which a node's answer names the key ranges it owns ({@code KeyRangeSet}'s text form). */
-    public static final String OWNS = "P2psip-Owns";
-    /** The header naming the domains the cluster serves, comma-separated, the default first. */
-    public static final String DOMAINS = "P2psip-Domains";
-    /** The header naming the host:port values that are the default domain, comma-separated. */
-    public static final String ALIASES = "P2psip-Aliases";
-    /** The header in which a node's 503 to its probe says it is not ready yet ({@code no}): it is warming up. */
-    public static final String READY = "P2psip-Ready";
 
     /** What one sign of life says about the node's readiness. */
     private enum Readiness { READY, NOT_READY, UNSAID }
@@ -255,19 +250,20 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
         if (answer.status() != 503) {
             return Readiness.READY;
         }
-        return SipParser.headerValue(answer, READY).filter("no"::equalsIgnoreCase).isPresent()
+        return SipParser.headerValue(answer, ClusterHeaders.READY).filter("no"::equalsIgnoreCase).isPresent()
                 ? Readiness.NOT_READY : Readiness.UNSAID;
     }
 
     /** The domains and aliases an answer says the cluster serves, if it says and they can be read. */
     private static Optional<ServedDomains> domainsIn(SipMessage answer) {
-        Optional<String> names = SipParser.headerValue(answer, DOMAINS);
+        Optional<String> names = SipParser.headerValue(answer, ClusterHeaders.DOMAINS);
         if (names.isEmpty()) {
             return Optional.empty();
         }
         try {
             List<String> domains = Arrays.stream(names.get().split(",")).map(String::strip).toList();
-            List<HostPort> aliases = SipParser.headerValue(answer, ALIASES).map(HostPort::parseList).orElse(List.of());
+            List<HostPort> aliases = SipParser.headerValue(answer, ClusterHeaders.ALIASES).map(HostPort::parseList)
+                    .orElse(List.of());
             return Optional.of(new ServedDomains(domains, aliases));
         } catch (IllegalArgumentException e) {
             LOG.debug("node {} named unreadable domains: {}", answer.frame().sender(), e.getMessage());
@@ -277,7 +273,7 @@ public final class HealthChecker extends ChannelInboundHandlerAdapter {
 
     /** The ranges an answer claims; none when it names none or they cannot be read. */
     private static Optional<KeyRangeSet> claimIn(SipMessage answer) {
-        Optional<String> owns = SipParser.headerValue(answer, OWNS);
+        Optional<String> owns = SipParser.headerValue(answer, ClusterHeaders.OWNS);
         if (owns.isEmpty()) {
             return Optional.empty();
         }

@@ -1,5 +1,8 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.StatelessResponses;
+
 /**
  * The balancer's own stateless responses (RFC 3261 §8.2.6, §16.3): the To
  * tag is derived from the request's Call-ID and CSeq under this balancer's
@@ -25,6 +28,6 @@ final class LocalAnswers {
 
     byte[] build(SipMessage request, int status, String reason, String... extraHeaders) {
         String tag = self.tagPrefix() + Long.toHexString(Fnv.hash(request.callId() + "/" + request.cseqNumber()));
-        return StatelessResponses.build(request, status, reason, tag, extraHeaders);
+        return StatelessResponses.build(request, status, reason, tag, "p2psip-lb", extraHeaders);
     }
 }

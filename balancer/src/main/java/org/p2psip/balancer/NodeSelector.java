@@ -1,5 +1,8 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.TopVia;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

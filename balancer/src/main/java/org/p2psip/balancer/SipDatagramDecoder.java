@@ -1,5 +1,10 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.FrameLimits;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.Transport;
+
 import java.util.List;
 import java.util.Optional;
 

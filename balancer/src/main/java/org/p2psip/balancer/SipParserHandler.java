@@ -1,5 +1,9 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipParser;
+
 import java.util.List;
 
 import io.netty.channel.ChannelHandler.Sharable;

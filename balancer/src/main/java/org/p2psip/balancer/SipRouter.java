@@ -1,5 +1,14 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.HeaderSpan;
+import org.p2psip.sip.wire.MessageEdits;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.TopRoute;
+import org.p2psip.sip.wire.TopVia;
+import org.p2psip.sip.wire.Transport;
+
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

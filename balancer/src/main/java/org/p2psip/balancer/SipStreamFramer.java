@@ -1,5 +1,12 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.FrameLimits;
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.Transport;
+
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipFrame;
+
 import java.net.InetSocketAddress;
 
 import org.p2psip.core.guard.SourceGuard;

@@ -1,5 +1,9 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

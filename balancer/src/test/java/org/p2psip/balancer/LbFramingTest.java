@@ -1,5 +1,8 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.Transport;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,10 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.Transport;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.ClusterHeaders;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,7 +66,7 @@ class LbMetricsTextTest {
              Udp client = new Udp("127.0.0.2")) {
             String series = "{node=\"" + node.hostPort() + "\"}";
             node.probeResponder = r -> r.response(503, "Service Unavailable", "stub", "Retry-After: 1",
-                    HealthChecker.READY + ": no");
+                    ClusterHeaders.READY + ": no");
             Eventually.until(() -> !balancer.nodes().takesNewRequests(0), LbWire.WAIT, "the node warming");
             String warming = BalancerMetricsText.render(balancer, System.nanoTime());
             assertEquals(1, value(warming, "p2psip_lb_node_up" + series));

@@ -1,5 +1,7 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.Transport;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,11 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.Transport;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

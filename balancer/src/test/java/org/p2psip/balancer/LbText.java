@@ -1,5 +1,8 @@
 package org.p2psip.balancer;
 
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.Transport;
+
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 

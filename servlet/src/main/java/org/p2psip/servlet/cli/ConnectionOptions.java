@@ -3,7 +3,7 @@ package org.p2psip.servlet.cli;
 import java.time.Duration;
 
 import org.p2psip.balancer.BalancerSettings;
-import org.p2psip.balancer.ConnectionLimits;
+import org.p2psip.sip.wire.ConnectionLimits;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Option;

@@ -18,7 +18,7 @@ import javax.sip.message.Response;
 
 import gov.nist.javax.sip.message.SIPMessage;
 
-import org.p2psip.balancer.HealthChecker;
+import org.p2psip.sip.wire.ClusterHeaders;
 import org.p2psip.core.dht.KeyRangeSet;
 import org.p2psip.core.location.ServedDomains;
 import org.p2psip.core.net.HostPort;
@@ -31,19 +31,19 @@ import org.p2psip.servlet.sip.SipEndpoint;
  * extension this node lacks (§8.2.2.3).
  *
  * <p>To the balancer's health probe (an OPTIONS from the address the node
- * record-routes through) the 200 also carries {@value HealthChecker#OWNS}:
+ * record-routes through) the 200 also carries {@value ClusterHeaders#OWNS}:
  * the key ranges this node's DHT owns ({@code KeyRangeSet}'s text form),
  * from which the balancer sends each AOR's requests to its owner. Only to
  * the balancer: a Hazelcast member's ranges run to a couple of kilobytes,
  * which answered to any spoofed OPTIONS would amplify it. With them go the
- * served domains and aliases ({@value HealthChecker#DOMAINS},
- * {@value HealthChecker#ALIASES}), so that the balancer canonicalises an
+ * served domains and aliases ({@value ClusterHeaders#DOMAINS},
+ * {@value ClusterHeaders#ALIASES}), so that the balancer canonicalises an
  * AOR to the key the registrar files it under ({@code alice@<balancer-ip>}
  * is {@code alice@example.com}).
  *
  * <p>Until the node is ready ({@link NodeReadiness}) every OPTIONS to it is
  * answered {@code 503} with Retry-After (RFC 3261 §21.5.4) and
- * {@value HealthChecker#READY}{@code : no}, which the balancer reads as "alive but send
+ * {@value ClusterHeaders#READY}{@code : no}, which the balancer reads as "alive but send
  * nothing yet"; a 503 without it is a node shedding load, which stays in.
  */
 final class OptionsResponder {
@@ -112,7 +112,7 @@ final class OptionsResponder {
             if (!readiness.isReady()) {
                 Response warming = sip.response(Response.SERVICE_UNAVAILABLE, request, "Warming Up");
                 warming.setHeader(sip.headers().createRetryAfterHeader(WARMING_RETRY_AFTER));
-                warming.setHeader(sip.headers().createHeader(HealthChecker.READY, "no"));
+                warming.setHeader(sip.headers().createHeader(ClusterHeaders.READY, "no"));
                 sip.send(st, warming);
                 return;
             }
@@ -125,11 +125,11 @@ final class OptionsResponder {
             if (fromBalancer(request)) {
                 Optional<KeyRangeSet> ranges = owned.get();
                 if (ranges.isPresent()) {
-                    ok.setHeader(sip.headers().createHeader(HealthChecker.OWNS, ranges.get().format()));
-                    ok.setHeader(sip.headers().createHeader(HealthChecker.DOMAINS,
+                    ok.setHeader(sip.headers().createHeader(ClusterHeaders.OWNS, ranges.get().format()));
+                    ok.setHeader(sip.headers().createHeader(ClusterHeaders.DOMAINS,
                             String.join(",", domains.domains())));
                     if (!domains.aliases().isEmpty()) {
-                        ok.setHeader(sip.headers().createHeader(HealthChecker.ALIASES, domains.aliases().stream()
+                        ok.setHeader(sip.headers().createHeader(ClusterHeaders.ALIASES, domains.aliases().stream()
                                 .map(HostPort::toString).collect(Collectors.joining(","))));
                     }
                 }

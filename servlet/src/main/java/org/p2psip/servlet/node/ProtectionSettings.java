@@ -7,7 +7,7 @@ import java.util.Set;
 
 import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.SourceLimits;
-import org.p2psip.balancer.ConnectionLimits;
+import org.p2psip.sip.wire.ConnectionLimits;
 
 /**
  * How a node defends itself against floods, overload and connection abuse

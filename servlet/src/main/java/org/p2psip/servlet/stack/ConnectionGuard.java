@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.p2psip.core.guard.PlaceCounts;
 import org.p2psip.core.guard.SourceGuard;
 import org.p2psip.core.guard.SourceNetwork;
-import org.p2psip.balancer.ConnectionLimits;
+import org.p2psip.sip.wire.ConnectionLimits;
 import org.p2psip.core.guard.SourceVerdict;
 
 /**

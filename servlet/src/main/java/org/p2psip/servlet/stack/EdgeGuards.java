@@ -13,7 +13,7 @@ import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.OverloadGate;
 import org.p2psip.core.guard.SourceGuard;
-import org.p2psip.balancer.ConnectionLimits;
+import org.p2psip.sip.wire.ConnectionLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

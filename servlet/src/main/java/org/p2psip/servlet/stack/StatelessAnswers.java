@@ -1,7 +1,7 @@
 package org.p2psip.servlet.stack;
 
-import org.p2psip.balancer.SipMessage;
-import org.p2psip.balancer.StatelessResponses;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.StatelessResponses;
 
 /**
  * The node's answers to requests its SIP stack never sees (503 when

@@ -6,11 +6,11 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 
 import org.p2psip.core.guard.SourceVerdict;
-import org.p2psip.balancer.MalformedSipException;
-import org.p2psip.balancer.SipFrame;
-import org.p2psip.balancer.SipMessage;
-import org.p2psip.balancer.SipParser;
-import org.p2psip.balancer.Transport;
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.Transport;
 
 /**
  * The defences of one connection a peer opened to the node, whatever

@@ -9,11 +9,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.p2psip.balancer.MalformedSipException;
-import org.p2psip.balancer.SipFrame;
-import org.p2psip.balancer.SipMessage;
-import org.p2psip.balancer.SipParser;
-import org.p2psip.balancer.Transport;
+import org.p2psip.sip.wire.MalformedSipException;
+import org.p2psip.sip.wire.SipFrame;
+import org.p2psip.sip.wire.SipMessage;
+import org.p2psip.sip.wire.SipParser;
+import org.p2psip.sip.wire.Transport;
 
 /**
  * Builds and sends the UDP processor's stateless refusals (503 under

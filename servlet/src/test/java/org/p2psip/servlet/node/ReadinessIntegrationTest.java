@@ -14,7 +14,7 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.p2psip.balancer.HealthChecker;
+import org.p2psip.sip.wire.ClusterHeaders;
 import org.p2psip.core.net.HostPort;
 import org.p2psip.core.testing.RequestText;
 import org.p2psip.core.testing.SipText;
@@ -75,7 +75,7 @@ class ReadinessIntegrationTest {
         SipText answer = ping();
 
         assertEquals(503, answer.status());
-        assertEquals(Optional.of("no"), answer.header(HealthChecker.READY.toLowerCase()));
+        assertEquals(Optional.of("no"), answer.header(ClusterHeaders.READY.toLowerCase()));
         assertTrue(answer.header("retry-after").isPresent(), "a 503 says when to come back (RFC 3261 §21.5.4)");
         assertEquals(Optional.empty(), answer.header("p2psip-owns"), "no claim on keys while warming");
     }
@@ -89,7 +89,7 @@ class ReadinessIntegrationTest {
 
         assertEquals(200, answer.status());
         assertTrue(answer.header("p2psip-owns").isPresent());
-        assertEquals(Optional.empty(), answer.header(HealthChecker.READY.toLowerCase()));
+        assertEquals(Optional.empty(), answer.header(ClusterHeaders.READY.toLowerCase()));
     }
 
     @Test

@@ -12,7 +12,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.p2psip.balancer.ConnectionLimits;
+import org.p2psip.sip.wire.ConnectionLimits;
 import org.p2psip.core.guard.BadInputLog;
 import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.guard.OverloadGate;

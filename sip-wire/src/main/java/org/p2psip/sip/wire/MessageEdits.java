@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,7 +13,7 @@ import io.netty.buffer.Unpooled;
  * without re-serialising anything it did not parse. Edits must not
  * overlap; inserts at one offset keep the order they were added in.
  */
-final class MessageEdits {
+public final class MessageEdits {
 
     private record Edit(int start, int end, byte[] insert, int order) {
     }
@@ -24,21 +24,21 @@ final class MessageEdits {
     private final List<Edit> edits = new ArrayList<>(4);
 
     /** Edits of {@code source[from..to)}; bytes outside that range are dropped. */
-    MessageEdits(byte[] source, int from, int to) {
+    public MessageEdits(byte[] source, int from, int to) {
         this.source = source;
         this.from = from;
         this.to = to;
     }
 
-    MessageEdits insert(int at, byte[] bytes) {
+    public MessageEdits insert(int at, byte[] bytes) {
         return replace(at, at, bytes);
     }
 
-    MessageEdits delete(int start, int end) {
+    public MessageEdits delete(int start, int end) {
         return replace(start, end, new byte[0]);
     }
 
-    MessageEdits replace(int start, int end, byte[] bytes) {
+    public MessageEdits replace(int start, int end, byte[] bytes) {
         if (start < from || end > to || start > end) {
             throw new IllegalArgumentException("edit [" + start + "," + end + ") outside [" + from + "," + to + ")");
         }
@@ -46,7 +46,7 @@ final class MessageEdits {
         return this;
     }
 
-    ByteBuf toBuffer() {
+    public ByteBuf toBuffer() {
         List<Edit> sorted = new ArrayList<>(edits);
         sorted.sort(Comparator.comparingInt(Edit::start).thenComparingInt(Edit::order));
         int size = to - from;

@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 /** The transport a message reached the balancer on (RFC 3261 §18; TLS: §26.2, the client's Via says TLS). */
 public enum Transport {

@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 /**
  * A message the balancer will not forward because it cannot be read as

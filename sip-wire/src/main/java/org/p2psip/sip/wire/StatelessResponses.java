@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +15,7 @@ public final class StatelessResponses {
     private StatelessResponses() {
     }
 
-    static byte[] build(SipMessage request, int status, String reason, String toTag, String... extraHeaders) {
-        return build(request, status, reason, toTag, "p2psip-lb", extraHeaders);
-    }
-
-    /** The same, naming {@code server} in the Server header (the JAIN-SIP node answers with these too). */
+    /** The response, naming {@code server} in the Server header (the balancer and the node answer with these). */
     public static byte[] build(SipMessage request, int status, String reason, String toTag, String server,
                                String... extraHeaders) {
         byte[] b = request.bytes();

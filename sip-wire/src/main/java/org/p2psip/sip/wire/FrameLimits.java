@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 import java.net.InetSocketAddress;
 import java.util.Arrays;
@@ -12,7 +12,7 @@ import java.util.Optional;
  * header line no server keeps). A message whose first header lines are not
  * there cannot be answered and is only dropped.
  */
-final class FrameLimits {
+public final class FrameLimits {
 
     /**
      * The longest header line accepted. No SIP header a phone or proxy
@@ -20,13 +20,13 @@ final class FrameLimits {
      * a few hundred bytes); parsing a multi-kilobyte line is the point of
      * the attack. Web servers draw the same line at 8 KB.
      */
-    static final int MAX_HEADER_LINE_BYTES = 8_192;
+    public static final int MAX_HEADER_LINE_BYTES = 8_192;
 
     private FrameLimits() {
     }
 
     /** Offset of the first line in {@code b[from, to)} longer than {@link #MAX_HEADER_LINE_BYTES}, or -1. */
-    static int overlongLine(byte[] b, int from, int to) {
+    public static int overlongLine(byte[] b, int from, int to) {
         int lineStart = from;
         for (int i = from; i < to; i++) {
             if (b[i] == '\n') {
@@ -45,7 +45,7 @@ final class FrameLimits {
      * header line with an empty line put after it. Empty when that is not
      * a SIP request (or response) with the headers a response needs.
      */
-    static Optional<SipMessage> head(byte[] b, int length, InetSocketAddress sender, Transport transport,
+    public static Optional<SipMessage> head(byte[] b, int length, InetSocketAddress sender, Transport transport,
                                      long connection) {
         int end = headerEnd(b, 0, length);
         byte[] head;
@@ -75,7 +75,7 @@ final class FrameLimits {
     }
 
     /** Offset just past the empty line ending the headers within {@code b[from, to)}, or -1. */
-    static int headerEnd(byte[] b, int from, int to) {
+    public static int headerEnd(byte[] b, int from, int to) {
         for (int i = from; i < to; i++) {
             if (b[i] != '\n') {
                 continue;

@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 /**
  * One route-param of a Route header (RFC 3261 §20.34), the first one as

@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param bytes      the message, exactly as received
  * @param sender     the transport address it came from
  * @param transport  UDP, TCP or TLS
- * @param connection for TCP and TLS, the id {@link TcpConnections} gave the connection; 0 for UDP
+ * @param connection for TCP and TLS, the id the listener gave the connection; 0 for UDP
  */
 public record SipFrame(byte[] bytes, InetSocketAddress sender, Transport transport, long connection) {
 

@@ -1,4 +1,4 @@
-package org.p2psip.balancer;
+package org.p2psip.sip.wire;
 
 /**
  * Where one header line sits in a message: offsets into the frame's bytes.
