@@ -13,6 +13,7 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.p2psip.core.auth.DigestAlgorithm;
+import org.p2psip.core.auth.DigestChallenge;
 import org.p2psip.core.auth.UnansweredChallengeWarnings;
 import org.p2psip.core.guard.CredentialFreeBudget;
 import org.p2psip.core.location.AddressOfRecord;
@@ -96,8 +97,7 @@ public final class EdgeChallengeHandler extends ChannelInboundHandlerAdapter {
         String[] challenges = new String[settings.algorithms().size()];
         int i = 0;
         for (DigestAlgorithm a : settings.algorithms()) {
-            challenges[i++] = "WWW-Authenticate: Digest realm=\"" + realm + "\", nonce=\"" + nonce + "\", algorithm="
-                    + a.token() + ", qop=\"auth\"";
+            challenges[i++] = "WWW-Authenticate: " + DigestChallenge.value(realm, nonce, a, false);
         }
         counters.countChallenged();
         egress.toClient(SipRouter.returnAddress(m),

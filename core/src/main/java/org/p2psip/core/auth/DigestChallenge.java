@@ -27,6 +27,20 @@ public record DigestChallenge(String realm, String nonce, DigestAlgorithm algori
         Objects.requireNonNull(opaque, "opaque");
     }
 
+    /**
+     * The value of a WWW-Authenticate or Proxy-Authenticate header offering
+     * {@code algorithm} with {@code qop=auth} (RFC 7616 §3.3), as a node and
+     * the balancer write it.
+     */
+    public static String value(String realm, String nonce, DigestAlgorithm algorithm, boolean stale) {
+        StringBuilder v = new StringBuilder(160).append("Digest realm=\"").append(realm).append("\", nonce=\"")
+                .append(nonce).append("\", algorithm=").append(algorithm.token()).append(", qop=\"auth\"");
+        if (stale) {
+            v.append(", stale=true");
+        }
+        return v.toString();
+    }
+
     /** Reads one challenge value; empty when it is not Digest, lacks realm or nonce, or names an unknown algorithm. */
     public static Optional<DigestChallenge> parse(String header) {
         String v = header.trim();

@@ -41,4 +41,15 @@ class DigestChallengeTest {
         assertInstanceOf(DigestVerdict.Verified.class, v);
         assertEquals(7, ((DigestVerdict.Verified) v).nc());
     }
+
+    @Test
+    void aChallengeWrittenByTheServerReadsBackAsItsParts() {
+        String written = DigestChallenge.value("example.com", "n0nce", DigestAlgorithm.SHA_256, true);
+
+        DigestChallenge read = DigestChallenge.parse(written).orElseThrow();
+        assertEquals(new DigestChallenge("example.com", "n0nce", DigestAlgorithm.SHA_256, "", true), read);
+        assertEquals("auth", DigestChallenge.parameters(written).get("qop"));
+        assertEquals(Optional.of(false), DigestChallenge.parse(DigestChallenge.value("example.com", "n", DigestAlgorithm.MD5,
+                false)).map(DigestChallenge::stale));
+    }
 }

@@ -19,6 +19,7 @@ import javax.sip.message.Response;
 
 import org.p2psip.core.auth.CredentialStore;
 import org.p2psip.core.auth.DigestAlgorithm;
+import org.p2psip.core.auth.DigestChallenge;
 import org.p2psip.core.auth.DigestCredentials;
 import org.p2psip.core.auth.DigestRules;
 import org.p2psip.core.auth.DigestVerdict;
@@ -135,13 +136,8 @@ public final class DigestAuthenticator {
         }
         String nonce = nonces.issue(realm, clock.instant(), ThreadLocalRandom.current().nextLong());
         for (DigestAlgorithm a : algorithms) {
-            StringBuilder v = new StringBuilder(160).append("Digest realm=\"").append(realm)
-                    .append("\", nonce=\"").append(nonce).append("\", algorithm=").append(a.token())
-                    .append(", qop=\"auth\"");
-            if (stale) {
-                v.append(", stale=true");
-            }
-            response.addHeader(headers.createHeader(proxy ? "Proxy-Authenticate" : "WWW-Authenticate", v.toString()));
+            response.addHeader(headers.createHeader(proxy ? "Proxy-Authenticate" : "WWW-Authenticate",
+                    DigestChallenge.value(realm, nonce, a, stale)));
         }
     }
 
