@@ -240,8 +240,9 @@ public final class SipBalancer implements AutoCloseable {
                     counters, edge.slowStart()),
                     nodes, egress, counters, settings.retryAfterSeconds(), System::nanoTime, ThreadLocalRandom::current,
                     new FlowTokens());
-            Optional<EdgeChallengeHandler> challenges = settings.edgeChallenges().map(c -> new EdgeChallengeHandler(c,
-                    answers, egress, counters, unanswered.orElseThrow(), Clock.systemUTC()));
+            Optional<EdgeChallengeHandler> challenges = settings.edgeChallenges()
+                    .map(c -> new EdgeChallengeHandler(c.alsoAt(ownAddresses(self)), answers, egress, counters,
+                            unanswered.orElseThrow(), Clock.systemUTC()));
             ChannelFuture udpBind = datagramBootstrap(udpGroup)
                     .handler(new ChannelInitializer<DatagramChannel>() {
                         @Override
@@ -299,6 +300,11 @@ public final class SipBalancer implements AutoCloseable {
             return new Channel[] {udp, tcp, tls, nodeSide};
         }
         throw new BalancerStartException("no port free on both UDP and TCP at " + bindAddress.getHostAddress());
+    }
+
+    /** Where phones reach this balancer: its advertised SIP address, and its TLS one if it has one. */
+    private static HostPort[] ownAddresses(BalancerIdentity self) {
+        return self.secure().map(tls -> new HostPort[] {self.advertised(), tls}).orElse(new HostPort[] {self.advertised()});
     }
 
     private static Bootstrap datagramBootstrap(EventLoopGroup group) {

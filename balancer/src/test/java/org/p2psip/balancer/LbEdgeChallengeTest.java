@@ -116,6 +116,17 @@ class LbEdgeChallengeTest {
     }
 
     @Test
+    void aPhoneThatRegistersAtTheBalancersAddressIsChallengedInTheDefaultDomain() throws Exception {
+        HostPort lb = start();
+        Udp phone = phone();
+
+        phone.send(register("sip:" + lb, "sip:alice@" + lb, phone.hostPort().toString(), "UDP", "edge-alias", ""), lb);
+
+        assertNodesChallenge(phone.expectResponse(401).text());
+        assertEquals(List.of(), node.requests("edge-alias"));
+    }
+
+    @Test
     void aRegisterWithCredentialsAndWhatTheBalancerCannotJudgeReachTheNode() throws Exception {
         HostPort lb = start();
         Udp phone = phone();

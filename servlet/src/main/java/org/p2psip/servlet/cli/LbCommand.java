@@ -132,7 +132,9 @@ final class LbCommand implements Callable<Integer> {
 
     @Option(names = "--challenge-domain", paramLabel = "DOMAIN", split = ",",
             description = "Answer a REGISTER without credentials for this domain (repeatable, or comma-separated: "
-                    + "the nodes' --domain values) with the nodes' own 401 challenge instead of passing it on, so "
+                    + "the nodes' --domain values, their default first; the balancer's own address counts as the "
+                    + "default, as the nodes' --alias for it says) with the nodes' own 401 challenge instead of "
+                    + "passing it on, so "
                     + "the first round of every registration, and a flood of them from many sources, costs the "
                     + "nodes nothing. The nonces are made with the cluster secret (" + ClusterSecrets.ENV
                     + " in the environment), which the nodes accept. Only for nodes that authenticate. "
